@@ -1,0 +1,17 @@
+//! coworld's core: every game rule, the hot kernels, the scripted baselines and
+//! the batch simulator, in plain Rust. The Python face lives in `python` (the
+//! `python` feature) and only converts.
+
+pub mod error;
+pub mod game;
+pub mod gauntlet;
+pub mod registry;
+pub mod rng;
+pub mod simulate;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{CoreError, CoreResult, MoveFault};
+pub use game::{Ending, Game, Outcome, Seat};
+pub use registry::{State, GAMES};

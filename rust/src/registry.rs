@@ -1,0 +1,244 @@
+//! Every game id, one enum over every state type, and the text-level API the
+//! Python layer and the batch simulator share. Adding a game: one arm in
+//! `games!` below and one constructor arm in `State::new`.
+
+use serde_json::{json, Value};
+
+use crate::error::{CoreError, CoreResult};
+use crate::game::{Game, Seat};
+use crate::gauntlet::{self, connect_four::ConnectFour, Gauntlet};
+use crate::rng::{resolve_seed, Rng};
+
+/// Canonical ids, in the order `simulate` reports them in its `game` column.
+pub const GAMES: [&str; 10] = [
+    "phantom-ttt-3",
+    "dark-hex-4",
+    "dark-hex-5",
+    "recon-hex-5",
+    "connect-four",
+    "breakthrough",
+    "hex",
+    "quoridor",
+    "rotate",
+    "hanabi",
+];
+
+macro_rules! games {
+    ($($variant:ident($ty:ty)),* $(,)?) => {
+        /// The state of any game.
+        #[derive(Clone, Debug)]
+        pub enum AnyState { $($variant($ty)),* }
+
+        /// Run `$body` with `$g` bound to the concrete state.
+        macro_rules! dispatch {
+            ($s:expr, $g:ident => $body:expr) => {
+                match $s { $($crate::registry::AnyState::$variant($g) => $body),* }
+            };
+        }
+    };
+}
+
+games! {
+    ConnectFour(ConnectFour),
+}
+
+/// A game in progress, with the config and seed that make it re-derivable.
+#[derive(Clone, Debug)]
+pub struct State {
+    /// The id that was asked for (`rotate` stays `rotate`).
+    pub requested: &'static str,
+    /// The concrete seed (never 0).
+    pub seed: i64,
+    /// The full config as recorded in a replay header.
+    pub config: Value,
+    /// The settings as given (what `State::new` needs to rebuild this episode).
+    pub settings: Value,
+    /// Canonical text of every move applied, in order.
+    pub moves: Vec<String>,
+    pub inner: AnyState,
+}
+
+fn canonical_id(id: &str) -> CoreResult<&'static str> {
+    GAMES.iter().copied().find(|g| *g == id).ok_or_else(|| {
+        CoreError::config("game", format!("unknown game {id:?}; known games: {}", GAMES.join(", ")))
+    })
+}
+
+/// Reject config keys a game does not take, naming the field.
+fn check_keys(config: &Value, allowed: &[&str]) -> CoreResult<()> {
+    match config {
+        Value::Null => Ok(()),
+        Value::Object(m) => {
+            for k in m.keys() {
+                if !allowed.contains(&k.as_str()) {
+                    let ok = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
+                    return Err(CoreError::config(k, format!("not a setting of this game; settings: {ok}")));
+                }
+            }
+            Ok(())
+        }
+        _ => Err(CoreError::config("config", "must be an object")),
+    }
+}
+
+fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, Value)> {
+    let _ = seed;
+    match id {
+        "connect-four" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::ConnectFour(ConnectFour::new()), json!({})))
+        }
+        _ => Err(CoreError::config("game", format!("{id} is not built yet"))),
+    }
+}
+
+impl State {
+    /// A fresh episode. Seed 0 draws one; the drawn seed is recorded.
+    pub fn new(id: &str, config: &Value, seed: i64) -> CoreResult<State> {
+        let requested = canonical_id(id)?;
+        let seed = resolve_seed(seed);
+        let resolved = if requested == "rotate" {
+            gauntlet::ROTATION[gauntlet::rotation_index(seed)]
+        } else {
+            requested
+        };
+        let settings = if requested == "rotate" {
+            check_keys(config, &[])?;
+            &Value::Null
+        } else {
+            config
+        };
+        let (inner, mut game_config) = build(resolved, settings, seed)?;
+        let obj = game_config.as_object_mut().expect("config is an object");
+        let mut full = serde_json::Map::new();
+        full.insert("game".into(), json!(requested));
+        if requested == "rotate" {
+            full.insert("resolvedGame".into(), json!(resolved));
+        }
+        full.insert("seed".into(), json!(seed));
+        full.insert("first".into(), json!(0));
+        full.append(obj);
+        Ok(State { requested, seed, config: Value::Object(full), settings: config.clone(), moves: Vec::new(), inner })
+    }
+
+    /// The id actually being played (`rotate` resolved).
+    pub fn game_id(&self) -> &'static str {
+        dispatch!(&self.inner, g => g.id())
+    }
+    pub fn num_seats(&self) -> usize {
+        dispatch!(&self.inner, g => g.num_seats())
+    }
+    pub fn active_seat(&self) -> Option<Seat> {
+        dispatch!(&self.inner, g => g.active_seat())
+    }
+    pub fn is_terminal(&self) -> bool {
+        dispatch!(&self.inner, g => g.is_terminal())
+    }
+    pub fn plies(&self) -> u32 {
+        dispatch!(&self.inner, g => g.plies())
+    }
+    pub fn legal_moves(&self) -> Vec<String> {
+        dispatch!(&self.inner, g => g.legal_names())
+    }
+    /// The canonical legal move a text names, or why it names none.
+    pub fn read_move(&self, text: &str) -> CoreResult<String> {
+        dispatch!(&self.inner, g => g.read_move(text).map(|m| g.move_name(m)))
+    }
+    /// Apply a move given as text; on error the state is unchanged.
+    pub fn apply(&mut self, text: &str) -> CoreResult<String> {
+        let name = dispatch!(&mut self.inner, g => g.try_apply(text).map(|m| g.move_name(m)))?;
+        self.moves.push(name.clone());
+        Ok(name)
+    }
+    pub fn settle_deadline(&mut self) {
+        dispatch!(&mut self.inner, g => g.settle_deadline())
+    }
+    pub fn view(&self) -> Value {
+        dispatch!(&self.inner, g => g.view())
+    }
+    pub fn view_for(&self, seat: Seat) -> CoreResult<Value> {
+        self.check_seat(seat)?;
+        Ok(dispatch!(&self.inner, g => g.view_for(seat)))
+    }
+    pub fn results(&self) -> Option<Value> {
+        dispatch!(&self.inner, g => g.results())
+    }
+    /// Gauntlet `standing`; `None` for families that have none.
+    pub fn standing(&self, seat: Seat) -> CoreResult<Option<i32>> {
+        self.check_seat(seat)?;
+        Ok(match &self.inner {
+            AnyState::ConnectFour(g) => Some(g.standing(seat)),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        })
+    }
+    pub fn policy_names(&self) -> &'static [&'static str] {
+        dispatch!(&self.inner, _g => policy_names_of(_g))
+    }
+    /// The move the named baseline plays here; tie-breaks draw from this decision's stream.
+    pub fn baseline_move(&self, name: &str) -> CoreResult<String> {
+        if self.is_terminal() {
+            return Err(CoreError::illegal(name, "the game is over", vec![]));
+        }
+        let mut rng = Rng::for_decision(self.seed, self.plies());
+        dispatch!(&self.inner, g => {
+            let policy = lookup_policy(g, name)?;
+            Ok(g.move_name(policy(g, &mut rng)))
+        })
+    }
+
+    fn check_seat(&self, seat: Seat) -> CoreResult<()> {
+        let n = self.num_seats();
+        if seat >= n {
+            return Err(CoreError::config("seat", format!("seat {seat} does not exist; seats are 0..{}", n - 1)));
+        }
+        Ok(())
+    }
+}
+
+fn policy_names_of<G: Game>(_g: &G) -> &'static [&'static str] {
+    G::policy_names()
+}
+
+/// A baseline by name for this game type, or a config error listing the names.
+pub fn lookup_policy<G: Game>(_g: &G, name: &str) -> CoreResult<crate::game::Policy<G>> {
+    G::policy(name).ok_or_else(|| {
+        CoreError::config("policy", format!("{name:?} is not a baseline of this game; baselines: {}", G::policy_names().join(", ")))
+    })
+}
+
+pub(crate) use dispatch;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_game_names_the_known_ones() {
+        let err = State::new("chess", &Value::Null, 1).unwrap_err();
+        assert!(err.to_string().contains("connect-four"), "{err}");
+    }
+
+    #[test]
+    fn seed_zero_is_drawn_and_recorded() {
+        let s = State::new("connect-four", &Value::Null, 0).unwrap();
+        assert_ne!(s.seed, 0);
+        assert_eq!(s.config["seed"], json!(s.seed));
+        assert_eq!(s.config["first"], json!(0));
+    }
+
+    #[test]
+    fn bad_config_key_is_named() {
+        let err = State::new("connect-four", &json!({"size": 9}), 1).unwrap_err();
+        assert!(matches!(err, CoreError::Config { ref field, .. } if field == "size"), "{err}");
+    }
+
+    #[test]
+    fn apply_rejects_and_keeps_state() {
+        let mut s = State::new("connect-four", &Value::Null, 1).unwrap();
+        assert!(s.apply("z9").is_err());
+        assert_eq!(s.plies(), 0);
+        assert_eq!(s.apply("4").unwrap(), "d");
+        assert_eq!(s.moves, vec!["d".to_string()]);
+    }
+}

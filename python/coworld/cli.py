@@ -46,6 +46,30 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """The main job on the built-in defaults (grows into the default league)."""
+    from . import _core
+
+    table = Table(title="coworld demo: every baseline pairing, 200 episodes each")
+    for col in ("game", "seat 0", "seat 1", "mean score (seat 0)", "endings"):
+        table.add_column(col)
+    for gid in GAMES:
+        try:
+            names = _core.State(gid, None, 1).policy_names
+        except CoworldError:
+            continue  # a family not built yet
+        if _core.State(gid, None, 1).num_seats != 2:
+            continue
+        for a in names:
+            for b in names:
+                r = simulate(gid, [a, b], 200, seed=args.seed)
+                ends = r.ending_names()
+                summary = ", ".join(f"{e} {ends.count(e)}" for e in sorted(set(ends)))
+                table.add_row(gid, a, b, f"{r.mean_score()[0]:+.2f}", summary)
+    console.print(table)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="coworld",
@@ -61,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("games", help="list the games, their seats and baselines")
     p.set_defaults(run=_cmd_games)
+
+    p = sub.add_parser("demo", help="run the main job on the built-in defaults")
+    p.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    p.set_defaults(run=_cmd_demo)
 
     p = sub.add_parser("simulate", help="run scripted episodes in the Rust batch simulator")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")

@@ -35,3 +35,14 @@ class ConfigError(CoworldError, ValueError):
     def __init__(self, message: str, field: str = "") -> None:
         super().__init__(message)
         self.field = field
+
+
+class ReplyRejected(CoworldError, ValueError):
+    """A seat's reply cannot be used. `cause` is "unparseable" (no move could be
+    read from it) or "illegal" (a move was read but the rules forbid it);
+    `reason` is quoted back to the seat in its one retry."""
+
+    def __init__(self, reason: str, cause: str = "unparseable") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.cause = cause

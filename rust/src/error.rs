@@ -45,13 +45,26 @@ fn list(legal: &[String]) -> String {
 
 impl CoreError {
     pub fn unparseable(text: &str, reason: impl Into<String>, legal: Vec<String>) -> Self {
-        CoreError::Move { fault: MoveFault::Unparseable, text: text.to_string(), reason: reason.into(), legal }
+        CoreError::Move {
+            fault: MoveFault::Unparseable,
+            text: text.to_string(),
+            reason: reason.into(),
+            legal,
+        }
     }
     pub fn illegal(text: &str, reason: impl Into<String>, legal: Vec<String>) -> Self {
-        CoreError::Move { fault: MoveFault::Illegal, text: text.to_string(), reason: reason.into(), legal }
+        CoreError::Move {
+            fault: MoveFault::Illegal,
+            text: text.to_string(),
+            reason: reason.into(),
+            legal,
+        }
     }
     pub fn config(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        CoreError::Config { field: field.into(), reason: reason.into() }
+        CoreError::Config {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 }
 

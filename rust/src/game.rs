@@ -90,11 +90,19 @@ impl Outcome {
     pub fn win(winner: Seat, ending: Ending) -> Self {
         let mut score = vec![-1, -1];
         score[winner] = 1;
-        Outcome { ending, score, winner: Some(winner) }
+        Outcome {
+            ending,
+            score,
+            winner: Some(winner),
+        }
     }
 
     pub fn draw(ending: Ending) -> Self {
-        Outcome { ending, score: vec![0, 0], winner: None }
+        Outcome {
+            ending,
+            score: vec![0, 0],
+            winner: None,
+        }
     }
 
     /// Two-seat adjudication: the seat with the higher value wins; equal draws.
@@ -108,7 +116,11 @@ impl Outcome {
 
     /// A cooperative result: every seat gets the same score.
     pub fn shared(score: i32, seats: usize, ending: Ending) -> Self {
-        Outcome { ending, score: vec![score; seats], winner: None }
+        Outcome {
+            ending,
+            score: vec![score; seats],
+            winner: None,
+        }
     }
 
     /// The common part of `results`; games append their audit fields.
@@ -178,7 +190,10 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 
     fn legal_names(&self) -> Vec<String> {
-        self.legal_moves().into_iter().map(|m| self.move_name(m)).collect()
+        self.legal_moves()
+            .into_iter()
+            .map(|m| self.move_name(m))
+            .collect()
     }
 
     /// Read, check and apply a move given as text.
@@ -206,7 +221,11 @@ pub fn random_policy<G: Game>(g: &G, rng: &mut Rng) -> G::Move {
 /// Normalise a reply's move text the way every family's tolerant reader starts:
 /// lower-cased, trimmed, everything outside a-z0-9 removed.
 pub fn squeeze(text: &str) -> String {
-    text.trim().to_lowercase().chars().filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit()).collect()
+    text.trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        .collect()
 }
 
 /// Algebraic name of cell (file, rank), both 0-based: (2, 2) is `c3`.

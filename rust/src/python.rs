@@ -18,9 +18,12 @@ pyo3::import_exception!(coworld.errors, ConfigError);
 fn to_pyerr(e: CoreError) -> PyErr {
     let message = e.to_string();
     match e {
-        CoreError::Move { fault, text, legal, reason } => {
-            IllegalMove::new_err((message, fault.name(), text, legal, reason))
-        }
+        CoreError::Move {
+            fault,
+            text,
+            legal,
+            reason,
+        } => IllegalMove::new_err((message, fault.name(), text, legal, reason)),
         CoreError::Config { field, .. } => ConfigError::new_err((message, field)),
     }
 }
@@ -28,7 +31,8 @@ fn to_pyerr(e: CoreError) -> PyErr {
 fn parse_config(config: Option<&str>) -> PyResult<Value> {
     match config {
         None => Ok(Value::Null),
-        Some(text) => serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("config is not JSON: {e}"))),
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| PyValueError::new_err(format!("config is not JSON: {e}"))),
     }
 }
 
@@ -43,9 +47,14 @@ fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
             _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
         },
         Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(items) => {
-            PyList::new(py, items.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any()
-        }
+        Value::Array(items) => PyList::new(
+            py,
+            items
+                .iter()
+                .map(|x| to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any(),
         Value::Object(map) => {
             let d = PyDict::new(py);
             for (k, x) in map {
@@ -66,7 +75,9 @@ impl PyState {
     #[new]
     #[pyo3(signature = (game, config=None, seed=0))]
     fn new(game: &str, config: Option<&str>, seed: i64) -> PyResult<Self> {
-        State::new(game, &parse_config(config)?, seed).map(PyState).map_err(to_pyerr)
+        State::new(game, &parse_config(config)?, seed)
+            .map(PyState)
+            .map_err(to_pyerr)
     }
 
     /// Rebuild a state from its recorded config, seed and moves (used by pickle).
@@ -160,11 +171,16 @@ impl PyState {
         self.0.baseline_move(name).map_err(to_pyerr)
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String, String, i64, Vec<String>))> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (String, String, i64, Vec<String>))> {
         let s = &slf.get().0;
         let ctor = slf.get_type().getattr("replay")?;
         let config = s.settings.to_string();
-        Ok((ctor, (s.requested.to_string(), config, s.seed, s.moves.clone())))
+        Ok((
+            ctor,
+            (s.requested.to_string(), config, s.seed, s.moves.clone()),
+        ))
     }
 
     fn __repr__(&self) -> String {
@@ -173,7 +189,12 @@ impl PyState {
             Some(seat) => format!("seat {seat} to move"),
             None => "settled".into(),
         };
-        format!("<coworld State {} seed={} plies={} {status}>", s.game_id(), s.seed, s.plies())
+        format!(
+            "<coworld State {} seed={} plies={} {status}>",
+            s.game_id(),
+            s.seed,
+            s.plies()
+        )
     }
 }
 
@@ -189,16 +210,42 @@ fn simulate<'py>(
     threads: Option<usize>,
     config: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let batch = Batch { game: game.into(), config: parse_config(config)?, policies, episodes, seed };
+    let batch = Batch {
+        game: game.into(),
+        config: parse_config(config)?,
+        policies,
+        episodes,
+        seed,
+    };
     let records = py.detach(|| batch.run(threads)).map_err(to_pyerr)?;
-    let seats = records.first().map_or(batch.policies.len(), |r| r.score.len());
-    let score: Vec<i32> = records.iter().flat_map(|r| r.score.iter().copied()).collect();
+    let seats = records
+        .first()
+        .map_or(batch.policies.len(), |r| r.score.len());
+    let score: Vec<i32> = records
+        .iter()
+        .flat_map(|r| r.score.iter().copied())
+        .collect();
     let out = PyDict::new(py);
-    out.set_item("score", PyArray1::from_vec(py, score).reshape([records.len(), seats])?)?;
-    out.set_item("plies", PyArray1::from_iter(py, records.iter().map(|r| r.plies)))?;
-    out.set_item("ending", PyArray1::from_iter(py, records.iter().map(|r| r.ending)))?;
-    out.set_item("game", PyArray1::from_iter(py, records.iter().map(|r| r.game)))?;
-    out.set_item("seed", PyArray1::from_iter(py, records.iter().map(|r| r.seed)))?;
+    out.set_item(
+        "score",
+        PyArray1::from_vec(py, score).reshape([records.len(), seats])?,
+    )?;
+    out.set_item(
+        "plies",
+        PyArray1::from_iter(py, records.iter().map(|r| r.plies)),
+    )?;
+    out.set_item(
+        "ending",
+        PyArray1::from_iter(py, records.iter().map(|r| r.ending)),
+    )?;
+    out.set_item(
+        "game",
+        PyArray1::from_iter(py, records.iter().map(|r| r.game)),
+    )?;
+    out.set_item(
+        "seed",
+        PyArray1::from_iter(py, records.iter().map(|r| r.seed)),
+    )?;
     Ok(out)
 }
 
@@ -215,7 +262,10 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(draw_seed, m)?)?;
     m.add("GAMES", GAMES.to_vec())?;
-    m.add("ENDINGS", Ending::ALL.iter().map(|e| e.name()).collect::<Vec<_>>())?;
+    m.add(
+        "ENDINGS",
+        Ending::ALL.iter().map(|e| e.name()).collect::<Vec<_>>(),
+    )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

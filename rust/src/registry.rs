@@ -60,7 +60,10 @@ pub struct State {
 
 fn canonical_id(id: &str) -> CoreResult<&'static str> {
     GAMES.iter().copied().find(|g| *g == id).ok_or_else(|| {
-        CoreError::config("game", format!("unknown game {id:?}; known games: {}", GAMES.join(", ")))
+        CoreError::config(
+            "game",
+            format!("unknown game {id:?}; known games: {}", GAMES.join(", ")),
+        )
     })
 }
 
@@ -71,8 +74,15 @@ fn check_keys(config: &Value, allowed: &[&str]) -> CoreResult<()> {
         Value::Object(m) => {
             for k in m.keys() {
                 if !allowed.contains(&k.as_str()) {
-                    let ok = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
-                    return Err(CoreError::config(k, format!("not a setting of this game; settings: {ok}")));
+                    let ok = if allowed.is_empty() {
+                        "none".to_string()
+                    } else {
+                        allowed.join(", ")
+                    };
+                    return Err(CoreError::config(
+                        k,
+                        format!("not a setting of this game; settings: {ok}"),
+                    ));
                 }
             }
             Ok(())
@@ -118,7 +128,14 @@ impl State {
         full.insert("seed".into(), json!(seed));
         full.insert("first".into(), json!(0));
         full.append(obj);
-        Ok(State { requested, seed, config: Value::Object(full), settings: config.clone(), moves: Vec::new(), inner })
+        Ok(State {
+            requested,
+            seed,
+            config: Value::Object(full),
+            settings: config.clone(),
+            moves: Vec::new(),
+            inner,
+        })
     }
 
     /// The id actually being played (`rotate` resolved).
@@ -190,7 +207,10 @@ impl State {
     fn check_seat(&self, seat: Seat) -> CoreResult<()> {
         let n = self.num_seats();
         if seat >= n {
-            return Err(CoreError::config("seat", format!("seat {seat} does not exist; seats are 0..{}", n - 1)));
+            return Err(CoreError::config(
+                "seat",
+                format!("seat {seat} does not exist; seats are 0..{}", n - 1),
+            ));
         }
         Ok(())
     }
@@ -203,7 +223,13 @@ fn policy_names_of<G: Game>(_g: &G) -> &'static [&'static str] {
 /// A baseline by name for this game type, or a config error listing the names.
 pub fn lookup_policy<G: Game>(_g: &G, name: &str) -> CoreResult<crate::game::Policy<G>> {
     G::policy(name).ok_or_else(|| {
-        CoreError::config("policy", format!("{name:?} is not a baseline of this game; baselines: {}", G::policy_names().join(", ")))
+        CoreError::config(
+            "policy",
+            format!(
+                "{name:?} is not a baseline of this game; baselines: {}",
+                G::policy_names().join(", ")
+            ),
+        )
     })
 }
 
@@ -230,7 +256,10 @@ mod tests {
     #[test]
     fn bad_config_key_is_named() {
         let err = State::new("connect-four", &json!({"size": 9}), 1).unwrap_err();
-        assert!(matches!(err, CoreError::Config { ref field, .. } if field == "size"), "{err}");
+        assert!(
+            matches!(err, CoreError::Config { ref field, .. } if field == "size"),
+            "{err}"
+        );
     }
 
     #[test]

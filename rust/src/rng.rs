@@ -27,7 +27,12 @@ impl Rng {
     /// A stream seeded from a signed 64-bit seed (the episode seed, or a value derived from it).
     pub fn new(seed: i64) -> Self {
         let mut sm = seed as u64;
-        let s = [splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm)];
+        let s = [
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+            splitmix64(&mut sm),
+        ];
         Rng { s }
     }
 
@@ -100,7 +105,8 @@ pub fn resolve_seed(seed: i64) -> i64 {
 fn counter() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::Relaxed).wrapping_mul(0xA24B_AED4_963E_E407)
+    N.fetch_add(1, Ordering::Relaxed)
+        .wrapping_mul(0xA24B_AED4_963E_E407)
 }
 
 #[cfg(test)]
@@ -117,9 +123,15 @@ mod tests {
 
     #[test]
     fn streams_are_deterministic_and_seed_sensitive() {
-        let a: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
-        let b: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
-        let c: Vec<u64> = (0..4).scan(Rng::new(8), |r, _| Some(r.next_u64())).collect();
+        let a: Vec<u64> = (0..4)
+            .scan(Rng::new(7), |r, _| Some(r.next_u64()))
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .scan(Rng::new(7), |r, _| Some(r.next_u64()))
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .scan(Rng::new(8), |r, _| Some(r.next_u64()))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

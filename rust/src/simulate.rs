@@ -38,14 +38,22 @@ impl Batch {
     pub fn validate(&self) -> CoreResult<()> {
         // Check against the first episode; every episode of a family has the same seats.
         // For `rotate`, check every game of the rotation.
-        let seeds: Vec<i64> = if self.game == "rotate" { vec![4, 1, 2, 3] } else { vec![1] };
+        let seeds: Vec<i64> = if self.game == "rotate" {
+            vec![4, 1, 2, 3]
+        } else {
+            vec![1]
+        };
         for s in seeds {
             let state = State::new(&self.game, &self.config, s)?;
             let seats = state.num_seats();
             if self.policies.len() != seats {
                 return Err(CoreError::config(
                     "policies",
-                    format!("{} takes {seats} policies, one per seat; got {}", state.game_id(), self.policies.len()),
+                    format!(
+                        "{} takes {seats} policies, one per seat; got {}",
+                        state.game_id(),
+                        self.policies.len()
+                    ),
                 ));
             }
             dispatch!(&state.inner, g => {
@@ -64,13 +72,21 @@ impl Batch {
             .num_threads(threads.unwrap_or(0))
             .build()
             .map_err(|e| CoreError::config("threads", e.to_string()))?;
-        pool.install(|| (0..self.episodes).into_par_iter().map(|i| self.episode(i)).collect())
+        pool.install(|| {
+            (0..self.episodes)
+                .into_par_iter()
+                .map(|i| self.episode(i))
+                .collect()
+        })
     }
 
     fn episode(&self, index: u64) -> CoreResult<EpisodeRecord> {
         let seed = episode_seed(self.seed, index);
         let state = State::new(&self.game, &self.config, seed)?;
-        let game = GAMES.iter().position(|g| *g == state.game_id()).unwrap_or(0) as u8;
+        let game = GAMES
+            .iter()
+            .position(|g| *g == state.game_id())
+            .unwrap_or(0) as u8;
         dispatch!(state.inner, g => {
             let policies = self
                 .policies
@@ -90,7 +106,13 @@ pub fn play_out<G: Game>(mut g: G, policies: &[Policy<G>], seed: i64, game: u8) 
         g.apply(mv);
     }
     let o = g.outcome().expect("a game with no active seat is settled");
-    EpisodeRecord { seed, score: o.score.clone(), plies: g.plies(), ending: o.ending.code(), game }
+    EpisodeRecord {
+        seed,
+        score: o.score.clone(),
+        plies: g.plies(),
+        ending: o.ending.code(),
+        game,
+    }
 }
 
 #[cfg(test)]
@@ -115,15 +137,22 @@ mod tests {
 
     #[test]
     fn unknown_policy_and_wrong_seat_count_are_named() {
-        let err = batch("connect-four", &["random", "gpt"], 1).run(None).unwrap_err();
+        let err = batch("connect-four", &["random", "gpt"], 1)
+            .run(None)
+            .unwrap_err();
         assert!(err.to_string().contains("tactician"), "{err}");
         let err = batch("connect-four", &["random"], 1).run(None).unwrap_err();
-        assert!(matches!(err, CoreError::Config { ref field, .. } if field == "policies"), "{err}");
+        assert!(
+            matches!(err, CoreError::Config { ref field, .. } if field == "policies"),
+            "{err}"
+        );
     }
 
     #[test]
     fn tactician_beats_random_at_connect_four() {
-        let recs = batch("connect-four", &["tactician", "random"], 200).run(None).unwrap();
+        let recs = batch("connect-four", &["tactician", "random"], 200)
+            .run(None)
+            .unwrap();
         let mean: f64 = recs.iter().map(|r| r.score[0] as f64).sum::<f64>() / recs.len() as f64;
         assert!(mean > 0.5, "tactician mean score {mean}");
     }

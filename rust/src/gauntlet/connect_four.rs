@@ -34,7 +34,14 @@ impl Default for ConnectFour {
 
 impl ConnectFour {
     pub fn new() -> Self {
-        ConnectFour { discs: [0; 2], heights: [0; FILES], mover: 0, plies: 0, history: Vec::new(), outcome: None }
+        ConnectFour {
+            discs: [0; 2],
+            heights: [0; FILES],
+            mover: 0,
+            plies: 0,
+            history: Vec::new(),
+            outcome: None,
+        }
     }
 
     /// The seat whose disc is at (file, rank), if any.
@@ -166,7 +173,11 @@ impl Game for ConnectFour {
             }
         };
         if self.heights[file as usize] as usize >= RANKS {
-            return Err(CoreError::illegal(text, format!("file {} is full", self.move_name(file)), self.legal_names()));
+            return Err(CoreError::illegal(
+                text,
+                format!("file {} is full", self.move_name(file)),
+                self.legal_names(),
+            ));
         }
         Ok(file)
     }
@@ -241,7 +252,13 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("file a is full"), "{msg}");
         assert!(msg.contains("b, c, d, e, f, g"), "{msg}");
-        assert!(matches!(g.read_move("1"), Err(CoreError::Move { fault: crate::error::MoveFault::Illegal, .. })));
+        assert!(matches!(
+            g.read_move("1"),
+            Err(CoreError::Move {
+                fault: crate::error::MoveFault::Illegal,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -251,17 +268,24 @@ mod tests {
         assert_eq!(g.read_move("7").unwrap(), 6);
         assert_eq!(g.read_move("**c**").unwrap(), 2);
         for bad in ["h", "8", "0", "", "ab", "d4"] {
-            assert!(matches!(
-                g.read_move(bad),
-                Err(CoreError::Move { fault: crate::error::MoveFault::Unparseable, .. })
-            ), "{bad}");
+            assert!(
+                matches!(
+                    g.read_move(bad),
+                    Err(CoreError::Move {
+                        fault: crate::error::MoveFault::Unparseable,
+                        ..
+                    })
+                ),
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn board_full_is_a_draw() {
         // Fill columns in an order that never makes four: pairs of columns in blocks.
-        let order = "a b a b a b b a b a b a c d c d c d d c d c d c e f e f e f f e f e f e g g g g g g";
+        let order =
+            "a b a b a b b a b a b a c d c d c d d c d c d c e f e f e f f e f e f e g g g g g g";
         let g = play(order);
         assert_eq!(g.plies(), 42);
         assert_eq!(g.outcome().unwrap(), &Outcome::draw(Ending::BoardFull));

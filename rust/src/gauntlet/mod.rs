@@ -43,7 +43,9 @@ pub fn results<G: Gauntlet>(g: &G, extra: &[(&str, Value)]) -> Option<Value> {
 /// `tactician`: a move that wins at once if one exists; otherwise the move that
 /// maximises the mover's own standing afterwards; ties broken by the PRNG.
 pub fn tactician<G: Gauntlet>(g: &G, rng: &mut Rng) -> G::Move {
-    let me = g.active_seat().expect("tactician asked to move in a settled game");
+    let me = g
+        .active_seat()
+        .expect("tactician asked to move in a settled game");
     let mut wins = Vec::new();
     let mut best = Vec::new();
     let mut best_value = i32::MIN;

@@ -1,0 +1,3 @@
+//! Hot kernels shared by several games.
+
+pub mod hexgrid;

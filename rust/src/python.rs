@@ -255,12 +255,19 @@ fn draw_seed() -> i64 {
     crate::rng::resolve_seed(0)
 }
 
+/// The anonymous seat aliases of an episode (`cog-` + 4 hex digits, from the seed).
+#[pyfunction]
+fn aliases(seed: i64, seats: usize) -> Vec<String> {
+    crate::rng::aliases(seed, seats)
+}
+
 #[pymodule]
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyState>()?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(draw_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(aliases, m)?)?;
     m.add("GAMES", GAMES.to_vec())?;
     m.add(
         "ENDINGS",

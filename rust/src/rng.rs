@@ -89,6 +89,19 @@ pub fn episode_seed(base: i64, index: u64) -> i64 {
     1 + (splitmix64(&mut sm) % MAX_DRAWN_SEED as u64) as i64
 }
 
+/// Anonymous seat aliases (`cog-` + 4 hex digits), distinct, derived from the seed.
+pub fn aliases(seed: i64, seats: usize) -> Vec<String> {
+    let mut rng = Rng::new(seed ^ 0x0A11_A5E5);
+    let mut out: Vec<String> = Vec::with_capacity(seats);
+    while out.len() < seats {
+        let alias = format!("cog-{:04x}", rng.next_u64() & 0xFFFF);
+        if !out.contains(&alias) {
+            out.push(alias);
+        }
+    }
+    out
+}
+
 /// Resolve seed 0 (unpinned) to a fresh seed in 1..=2^31-1; any other seed is kept.
 pub fn resolve_seed(seed: i64) -> i64 {
     if seed != 0 {
@@ -144,6 +157,18 @@ mod tests {
             seen[r.below(5)] += 1;
         }
         assert!(seen.iter().all(|&n| n > 800), "{seen:?}");
+    }
+
+    #[test]
+    fn aliases_are_distinct_and_stable() {
+        let a = aliases(5, 5);
+        assert_eq!(a, aliases(5, 5));
+        assert_ne!(a, aliases(6, 5));
+        assert!(a.iter().all(|s| s.len() == 8 && s.starts_with("cog-")));
+        let mut d = a.clone();
+        d.sort();
+        d.dedup();
+        assert_eq!(d.len(), 5);
     }
 
     #[test]

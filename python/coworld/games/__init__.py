@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 from .. import _core
@@ -23,6 +25,14 @@ FAMILIES: dict[str, str] = {
     "rotate": "gauntlet",
     "hanabi": "hanabi",
 }
+
+
+def family_module(game_id: str) -> ModuleType:
+    """The family module of a (resolved) game id: its rules text for Claude seats,
+    `observation_text`, `parse_reply`, `FALLBACK` baseline and optional `feed_line`."""
+    if game_id not in FAMILIES:
+        raise ConfigError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}", "game")
+    return importlib.import_module(f"{__name__}.{FAMILIES[game_id]}")
 
 
 def _reducer_class(family: str) -> type[Reducer]:

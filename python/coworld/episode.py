@@ -1,0 +1,356 @@
+"""The episode runner every family shares: one async loop, scripted and Claude
+seats in any mix, the wall clock, retries and fallbacks, and the replay.
+
+The loop follows the fog spec's resolution order; gauntlet and Hanabi are the
+same shape without sensing (the core does steps 6-12 inside `apply`):
+
+ 1. begin the ply: the core names the mover
+ 2. wall-clock guard, before any observation is built
+ 3. build the mover's observation (from its own view only)
+ 4. decide: scripted inline, Claude in one bounded call
+ 5. parse and probe legality against the (immutable) state; one retry with the
+    reason and the legal moves; then the family's fallback baseline
+ 6-12. the core applies the move; the event is recorded with the truncated text
+ 13. pace, then continue
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .errors import ConfigError, ReplyRejected
+from .games import family_module, game
+from .replay import FORMAT_VERSION, JsonLinesWriter
+from .seats.claude import Answer, ClaudeClient, Usage, has_credentials
+from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
+from .seats.reply import Reply
+
+TWO_SEAT_COLOURS = ("red", "blue")
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The episode's time limits, recorded in the replay config."""
+
+    play_budget_seconds: float = 900.0
+    llm_timeout_seconds: float = 60.0
+    worst_ply_seconds: float | None = None
+    pace_seconds: float = 0.0
+
+    @property
+    def worst_ply(self) -> float:
+        """Unless set: one call and its one retry, each up to the timeout, plus a second."""
+        if self.worst_ply_seconds is not None:
+            return self.worst_ply_seconds
+        return 2 * self.llm_timeout_seconds + 1.0
+
+    def as_config(self) -> dict[str, float]:
+        return {
+            "playBudgetSeconds": self.play_budget_seconds,
+            "llmTimeoutSeconds": self.llm_timeout_seconds,
+            "worstPlySeconds": self.worst_ply,
+            "paceSeconds": self.pace_seconds,
+        }
+
+
+@dataclass
+class Decision:
+    """How one move came to be: who made it, after which failures, at what cost."""
+
+    move: str
+    origin: str  # scripted | model | retry | fallback
+    cause: str | None = None  # unparseable | illegal | timeout | api-error | no-credentials
+    reply: Reply | None = None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+
+def seat_label(seats: int, seat: int, alias: str) -> str:
+    """How the feed names a seat: its colour in two-seat games, else its alias."""
+    return TWO_SEAT_COLOURS[seat] if seats == 2 else alias
+
+
+class Episode:
+    """One episode. `await Episode(...).run()` plays it to the end and returns the results."""
+
+    def __init__(
+        self,
+        spec: str | Mapping[str, Any],
+        policies: Sequence[str | Policy],
+        *,
+        seed: int = 0,
+        clock: Clock | None = None,
+        out: str | Path | None = None,
+        record_calls: bool = True,
+        seat_transcripts: bool = False,
+        client: ClaudeClient | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.reducer = game(spec)
+        self.settings = dict(self.reducer.settings)
+        self.state = self.reducer.init(seed=seed)
+        self.seed = self.state.seed
+        self.family = family_module(self.state.resolved_game)
+        self.clock = clock or Clock()
+        self.policies = [load_policy(p) for p in policies]
+        self.seats = self.state.num_seats
+        self._check_policies()
+        self.aliases = _core.aliases(self.seed, self.seats)
+        self.notes = [""] * self.seats
+        self.usage = [Usage() for _ in range(self.seats)]
+        self.origins: list[dict[str, int]] = [{} for _ in range(self.seats)]
+        self.client = client
+        self.claude_enabled = client is not None or has_credentials()
+        self.on_event = on_event
+        self.out = Path(out) if out else None
+        self.record_calls = record_calls and self.out is not None
+        self.seat_transcripts = seat_transcripts and self.out is not None
+        self._writers: dict[str, JsonLinesWriter] = {}
+        self.events: list[dict[str, Any]] = []
+
+    def _check_policies(self) -> None:
+        if len(self.policies) != self.seats:
+            raise ConfigError(
+                f"{self.state.resolved_game} takes {self.seats} seats; got {len(self.policies)} policies",
+                "seats",
+            )
+        names = self.state.policy_names
+        for seat, p in enumerate(self.policies):
+            if isinstance(p, BaselinePolicy) and p.name not in names:
+                raise ConfigError(
+                    f"seat {seat}: {p.name!r} is neither a baseline of {self.state.resolved_game} "
+                    f"({', '.join(names)}) nor a policy file (.toml or .md)",
+                    "policy",
+                )
+
+    # ---- events -------------------------------------------------------------
+
+    def _emit(self, event: dict[str, Any], stream: str = "replay") -> None:
+        if stream == "replay":
+            self.events.append(event)
+            if self.on_event:
+                self.on_event(event)
+        writer = self._writers.get(stream)
+        if writer:
+            writer.write(event)
+
+    def _open_outputs(self) -> None:
+        if not self.out:
+            return
+        self._writers["replay"] = JsonLinesWriter(self.out)
+        if self.record_calls:
+            self._writers["calls"] = JsonLinesWriter(self.out.with_suffix(".calls.jsonl"))
+        if self.seat_transcripts:
+            for seat in range(self.seats):
+                name = f"seat{seat}"
+                self._writers[name] = JsonLinesWriter(self.out.with_suffix(f".{name}.jsonl"))
+                self._writers[name].write(
+                    {"type": "header", "format": FORMAT_VERSION, "visibility": f"seat:{seat}",
+                     "game": self.state.resolved_game, "seat": seat, "alias": self.aliases[seat]}
+                )
+
+    def _header(self) -> dict[str, Any]:
+        return {
+            "type": "header",
+            "format": FORMAT_VERSION,
+            "visibility": "full",
+            "config": {**self.state.config, **self.clock.as_config()},
+            "settings": self.settings,
+            "game": self.state.game,
+            "resolvedGame": self.state.resolved_game,
+            "seats": [
+                {"seat": s, "alias": self.aliases[s], "kind": p.kind,
+                 "model": p.model if isinstance(p, ClaudePolicy) else None}
+                for s, p in enumerate(self.policies)
+            ],
+            "aliasToPolicy": {self.aliases[s]: p.name for s, p in enumerate(self.policies)},
+            "policyDigests": {p.name: p.digest for p in self.policies},
+            "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+
+    def _observe(self, seat: int, ply: int) -> None:
+        """Append `seat`'s redacted view to its public transcript."""
+        if f"seat{seat}" in self._writers:
+            self._writers[f"seat{seat}"].write(
+                {"type": "observation", "ply": ply, "view": self.reducer.view_for(self.state, seat)}
+            )
+
+    # ---- the loop -----------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        self._open_outputs()
+        try:
+            return await self._run()
+        finally:
+            for w in self._writers.values():
+                w.close()
+
+    async def _run(self) -> dict[str, Any]:
+        started = time.monotonic()
+        deadline = started + self.clock.play_budget_seconds
+        self._emit(self._header())
+        for seat in range(self.seats):
+            self._emit({"type": "welcome", "seat": seat, "alias": self.aliases[seat],
+                        "game": self.state.resolved_game,
+                        "view": self.reducer.view_for(self.state, seat)})
+            self._observe(seat, 0)
+        while not self.state.is_terminal:
+            seat = self.state.active_seat
+            assert seat is not None
+            if time.monotonic() + self.clock.worst_ply > deadline:  # step 2
+                self.state = self.state.settle_deadline()
+                self._emit({"type": "deadline", "ply": self.state.plies})
+                break
+            decision = await self._decide(seat)
+            self._play(seat, decision)
+            if self.clock.pace_seconds > 0:
+                await asyncio.sleep(self.clock.pace_seconds)
+        results = dict(self.state.results or {})
+        results["usage"] = [u.as_dict() for u in self.usage]
+        results["decisions"] = self.origins
+        results["wallSeconds"] = round(time.monotonic() - started, 3)
+        self._emit({"type": "results", "results": results})
+        return results
+
+    def _play(self, seat: int, decision: Decision) -> None:
+        reply = decision.reply or Reply(move=decision.move)
+        ply = self.state.plies
+        if reply.guess and hasattr(self.state, "with_guess"):
+            self.state = self.state.with_guess(list(reply.guess))
+        before = self.state
+        self.state = self.state.apply(decision.move)
+        if reply.notes:
+            self.notes[seat] = reply.notes
+        self.origins[seat][decision.origin] = self.origins[seat].get(decision.origin, 0) + 1
+        if decision.cause:
+            key = f"{decision.origin}:{decision.cause}"
+            self.origins[seat][key] = self.origins[seat].get(key, 0) + 1
+        event = {
+            "type": "ply", "ply": ply, "seat": seat, "alias": self.aliases[seat],
+            "move": decision.move, "origin": decision.origin, "cause": decision.cause,
+            "say": reply.say, "notes": reply.notes, "guess": list(reply.guess), "banner": reply.banner,
+            "feed": self._feed_line(before, seat, decision.move),
+            "usage": decision.usage.as_dict() if decision.usage.calls else None,
+            "view": self.reducer.view(self.state),
+        }
+        self._emit(event)
+        for s in range(self.seats):
+            self._observe(s, ply + 1)
+
+    def _feed_line(self, before: Any, seat: int, move: str) -> str:
+        label = seat_label(self.seats, seat, self.aliases[seat])
+        describe = getattr(self.family, "feed_line", None)
+        if describe:
+            return describe(before, self.state, seat, move, label)
+        return f"{label} plays {move}"
+
+    # ---- deciding -----------------------------------------------------------
+
+    async def _decide(self, seat: int) -> Decision:
+        policy = self.policies[seat]
+        if isinstance(policy, BaselinePolicy):
+            return Decision(self.state.baseline_move(policy.name), "scripted")
+        if not self.claude_enabled:
+            return self._fallback("no-credentials", [], Usage())
+        return await self._ask_claude(seat, policy)
+
+    def _fallback(self, cause: str, calls: list[dict[str, Any]], usage: Usage) -> Decision:
+        move = self.state.baseline_move(self.family.FALLBACK)
+        return Decision(move, "fallback", cause, Reply(move=move), calls, usage)
+
+    def _system_prompt(self, policy: ClaudePolicy) -> str:
+        rules = self.family.RULES_TEXT
+        if isinstance(rules, Mapping):
+            rules = rules[self.state.resolved_game]
+        return f"{rules}\n\n# Your operator's instructions\n\n{policy.prompt}"
+
+    async def _ask_claude(self, seat: int, policy: ClaudePolicy) -> Decision:
+        if self.client is None:
+            self.client = ClaudeClient(timeout=self.clock.llm_timeout_seconds)
+        system = self._system_prompt(policy)
+        observation = self.family.observation_text(
+            self.state, seat, notes=self.notes[seat], operator_prompt=policy.prompt,
+            aliases=self.aliases,
+        )
+        messages: list[dict[str, Any]] = [{"role": "user", "content": observation}]
+        calls: list[dict[str, Any]] = []
+        usage = Usage()
+        cause = "unparseable"
+        for attempt in (0, 1):
+            answer, cause, reason, reply = await self._one_call(policy, system, messages, seat)
+            if answer:
+                usage.add(answer.usage)
+                self.usage[seat].add(answer.usage)
+            calls.append(self._call_record(seat, attempt, system, messages, answer, cause, reason))
+            if reply is not None:
+                origin = "model" if attempt == 0 else "retry"
+                return Decision(reply.move, origin, None if attempt == 0 else calls[0]["cause"],
+                                reply, calls, usage)
+            if attempt == 0:
+                if answer and answer.text:
+                    messages = [*messages, {"role": "assistant", "content": answer.text}]
+                messages = [*messages, {"role": "user", "content": self._retry_text(reason)}]
+        return self._fallback(cause, calls, usage)
+
+    async def _one_call(
+        self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]], seat: int
+    ) -> tuple[Answer | None, str | None, str, Reply | None]:
+        """One bounded call: (answer, failure cause, reason, parsed reply)."""
+        import anthropic
+
+        assert self.client is not None
+        try:
+            answer = await asyncio.wait_for(
+                self.client.ask(policy, system, messages), self.clock.llm_timeout_seconds
+            )
+        except (TimeoutError, anthropic.APITimeoutError):
+            return None, "timeout", f"no reply within {self.clock.llm_timeout_seconds:g} s", None
+        except anthropic.APIError as err:
+            return None, "api-error", f"{type(err).__name__}: {_safe_error(err)}", None
+        try:
+            reply = self.family.parse_reply(answer.text, self.state, seat, self.aliases)
+        except ReplyRejected as err:
+            return answer, err.cause, err.reason, None
+        return answer, None, "", reply
+
+    def _retry_text(self, reason: str) -> str:
+        legal = self.reducer.legal_moves(self.state)
+        shown = ", ".join(legal) if len(legal) <= 200 else ", ".join(legal[:200]) + ", ..."
+        return (
+            f"Your reply could not be used: {reason}\n"
+            f"Legal moves: {shown}\n"
+            "Reply again with exactly one JSON object, as the rules describe."
+        )
+
+    def _call_record(self, seat: int, attempt: int, system: str, messages: list[dict[str, Any]],
+                     answer: Answer | None, cause: str | None, reason: str) -> dict[str, Any]:
+        record = {
+            "type": "call", "ply": self.state.plies, "seat": seat, "attempt": attempt,
+            "outcome": "ok" if cause is None else cause, "cause": cause, "reason": reason or None,
+            "raw": answer.text if answer else None,
+            "usage": answer.usage.as_dict() if answer else None,
+            "latency": round(answer.latency, 3) if answer else None,
+        }
+        self._emit({**record, "system": system, "messages": messages}, stream="calls")
+        return record
+
+
+def _safe_error(err: Exception) -> str:
+    """An API error's message, without anything that could carry a credential."""
+    status = getattr(err, "status_code", None)
+    text = str(getattr(err, "message", "") or err)
+    return (f"HTTP {status}: " if status else "") + text[:200]
+
+
+def play(spec: str | Mapping[str, Any], policies: Sequence[str | Policy], **kwargs: Any) -> dict[str, Any]:
+    """Run one episode synchronously (see `Episode`); returns its results."""
+    return asyncio.run(Episode(spec, policies, **kwargs).run())
+
+
+__all__ = ["Clock", "Decision", "Episode", "play", "seat_label"]

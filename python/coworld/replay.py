@@ -1,0 +1,143 @@
+"""Replays: JSON Lines, one event per line, flushed as it happens, so a killed
+process leaves a valid prefix. `recheck` re-simulates a replay from its seed and
+recorded moves and verifies every event and the results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import CoworldError
+
+FORMAT_VERSION = 1
+
+
+def canonical(obj: Any) -> str:
+    """The one serialisation used for comparisons: sorted keys, no spaces."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class JsonLinesWriter:
+    """Append JSON objects as lines, flushing each one."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
+
+    def write(self, obj: dict[str, Any]) -> None:
+        if self._fh is None:
+            raise ValueError(f"{self.path} is closed")
+        self._fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def read_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every complete line; a torn last line is skipped."""
+    with Path(path).open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.endswith("\n"):
+                return  # a write cut short by a kill: the prefix before it is valid
+            yield number, json.loads(line)
+
+
+class ReplayMismatch(CoworldError):
+    """A replay does not re-derive from its seed and moves."""
+
+    def __init__(self, line: int, what: str, recorded: Any = None, derived: Any = None) -> None:
+        detail = f"line {line}: {what}"
+        if recorded is not None or derived is not None:
+            detail += f"\n  recorded: {_short(recorded)}\n  derived:  {_short(derived)}"
+        super().__init__(detail)
+        self.line = line
+        self.what = what
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = canonical(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def first_difference(a: Any, b: Any, path: str = "$") -> str | None:
+    """The JSON path of the first place `a` and `b` differ, or None if equal."""
+    if type(a) is not type(b):
+        return path
+    if isinstance(a, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                return f"{path}.{key}"
+            found = first_difference(a[key], b[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        return None if len(a) == len(b) else f"{path}[{min(len(a), len(b))}]"
+    return None if a == b else path
+
+
+def recheck(path: str | Path) -> dict[str, Any]:
+    """Re-simulate a replay and verify every event; returns its results.
+
+    Raises `ReplayMismatch` naming the first line (and field) that does not re-derive.
+    """
+    from . import game
+
+    lines = read_lines(path)
+    try:
+        number, header = next(lines)
+    except StopIteration:
+        raise ReplayMismatch(1, "the replay is empty") from None
+    if header.get("type") != "header":
+        raise ReplayMismatch(number, "the first line is not a header")
+    reducer = game({"game": header["config"]["game"], **header.get("settings", {})})
+    state = reducer.init(seed=header["config"]["seed"])
+    recorded_config = {k: header["config"].get(k) for k in state.config}
+    _expect(number, "header config", recorded_config, state.config)
+    results = None
+    for number, event in lines:
+        kind = event.get("type")
+        if kind == "welcome":
+            _expect(number, "welcome view", event["view"], state.view_for(event["seat"]))
+        elif kind == "ply":
+            if event["seat"] != state.active_seat:
+                raise ReplayMismatch(number, "seat to move", event["seat"], state.active_seat)
+            if event.get("guess") and hasattr(state, "with_guess"):
+                state = state.with_guess(list(event["guess"]))
+            try:
+                state = state.apply(event["move"])
+            except CoworldError as err:
+                raise ReplayMismatch(number, f"move {event['move']!r} is not legal here: {err}") from err
+            _expect(number, "view after the ply", event["view"], state.view())
+        elif kind == "deadline":
+            state = state.settle_deadline()
+        elif kind == "results":
+            _expect(number, "results", _core_results(event["results"]), state.results)
+            results = event["results"]
+    if results is None:
+        raise ReplayMismatch(number, "the replay has no results line (a run cut short?)")
+    return results
+
+
+def _core_results(results: dict[str, Any]) -> dict[str, Any]:
+    """The results fields the core derives (the runner adds usage and decisions)."""
+    return {k: v for k, v in results.items() if k not in RUNNER_RESULT_FIELDS}
+
+
+RUNNER_RESULT_FIELDS = ("usage", "decisions", "aliases", "policies", "wallSeconds")
+
+
+def _expect(line: int, what: str, recorded: Any, derived: Any) -> None:
+    if canonical(recorded) != canonical(derived):
+        where = first_difference(recorded, derived) or "$"
+        raise ReplayMismatch(line, f"{what} differs at {where}", recorded, derived)

@@ -1,0 +1,118 @@
+"""Policies: who plays a seat. A scripted baseline by name, or a policy file
+played by Claude (TOML, or Markdown with TOML `+++` / YAML `---` front matter)."""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MAX_TOKENS = 1024
+
+
+@dataclass(frozen=True)
+class BaselinePolicy:
+    """A scripted baseline of the Rust core (`tactician`, `probe`, `conventions`, ...)."""
+
+    name: str
+    kind = "scripted"
+
+    @property
+    def digest(self) -> str:
+        return "baseline:" + self.name
+
+
+@dataclass(frozen=True)
+class ClaudePolicy:
+    """A per-seat prompt played by Claude through the Messages API."""
+
+    name: str
+    prompt: str
+    model: str = DEFAULT_MODEL
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    temperature: float = 1.0
+    path: str = ""
+    kind = "claude"
+
+    @property
+    def digest(self) -> str:
+        """A hash of everything that changes how the policy plays."""
+        text = f"{self.model}\n{self.max_tokens}\n{self.temperature}\n{self.prompt}"
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+Policy = BaselinePolicy | ClaudePolicy
+
+
+def load_policy(spec: str | Policy) -> Policy:
+    """A baseline name, or a path to a policy file (`.toml` or `.md`)."""
+    if isinstance(spec, BaselinePolicy | ClaudePolicy):
+        return spec
+    path = Path(spec)
+    if path.suffix in (".toml", ".md", ".markdown"):
+        if not path.is_file():
+            raise ConfigError(f"policy file {spec} does not exist", "policy")
+        return _load_file(path)
+    return BaselinePolicy(spec)
+
+
+def _load_file(path: Path) -> ClaudePolicy:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".toml":
+        meta = _parse_toml(text, path)
+        body = meta.pop("prompt", None)
+    else:
+        meta, body = _split_front_matter(text, path)
+    if not isinstance(body, str) or not body.strip():
+        raise ConfigError(f"{path}: the policy has no prompt (field `prompt` or the Markdown body)", "prompt")
+    unknown = set(meta) - {"name", "model", "max_tokens", "temperature"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown field {sorted(unknown)[0]!r}; fields: name, model, "
+                          "max_tokens, temperature, prompt", sorted(unknown)[0])
+    name = meta.get("name", path.stem)
+    max_tokens = meta.get("max_tokens", DEFAULT_MAX_TOKENS)
+    temperature = meta.get("temperature", 1.0)
+    model = meta.get("model", DEFAULT_MODEL)
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{path}: `name` must be a non-empty string", "name")
+    if not isinstance(model, str) or not model:
+        raise ConfigError(f"{path}: `model` must be a model id string", "model")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not 1 <= max_tokens <= 64000:
+        raise ConfigError(f"{path}: `max_tokens` must be an integer in 1..64000", "max_tokens")
+    if not isinstance(temperature, int | float) or isinstance(temperature, bool) or not 0 <= temperature <= 1:
+        raise ConfigError(f"{path}: `temperature` must be a number in 0..1", "temperature")
+    return ClaudePolicy(name=name, prompt=body.strip(), model=model, max_tokens=max_tokens,
+                        temperature=float(temperature), path=str(path))
+
+
+def _parse_toml(text: str, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}", "policy") from err
+
+
+def _split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
+    for fence in ("+++", "---"):
+        if text.startswith(fence + "\n"):
+            end = text.find("\n" + fence, len(fence))
+            if end < 0:
+                raise ConfigError(f"{path}: front matter opened with {fence} is never closed", "policy")
+            head, body = text[len(fence) + 1 : end], text[end + len(fence) + 1 :]
+            if fence == "+++":
+                return _parse_toml(head, path), body
+            import yaml
+
+            try:
+                meta = yaml.safe_load(head) or {}
+            except yaml.YAMLError as err:
+                raise ConfigError(f"{path}: front matter is not valid YAML: {err}", "policy") from err
+            if not isinstance(meta, dict):
+                raise ConfigError(f"{path}: front matter must be a mapping", "policy")
+            return meta, body
+    return {}, text

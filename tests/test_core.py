@@ -1,0 +1,130 @@
+"""The Python face of the core: the public surface of DESIGN.md, errors, pickling, simulate."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import coworld
+from coworld import _core
+
+
+def test_games_lists_every_canonical_id():
+    assert coworld.GAMES == (
+        "phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5",
+        "connect-four", "breakthrough", "hex", "quoridor", "rotate", "hanabi",
+    )
+
+
+def test_apply_is_pure_and_returns_a_new_state():
+    g = coworld.game("connect-four")
+    s0 = g.init(seed=5)
+    s1 = g.apply(s0, "d")
+    assert s0.plies == 0 and s0.active_seat == 0
+    assert s1.plies == 1 and s1.active_seat == 1
+    assert s1.view()["stones"] == {"d1": 0}
+
+
+def test_submitted_action_must_come_from_the_active_seat():
+    g = coworld.game("connect-four")
+    s = g.init(seed=5)
+    assert g.apply(s, coworld.SubmittedAction(seat=0, action="c")).moves == ["c"]
+    with pytest.raises(coworld.IllegalMove, match="seat 0's turn"):
+        g.apply(s, coworld.SubmittedAction(seat=1, action="c"))
+
+
+def test_illegal_move_names_the_legal_set_and_kind():
+    g = coworld.game("connect-four")
+    s = g.init(seed=5)
+    for _ in range(6):
+        s = g.apply(s, "a")
+    with pytest.raises(coworld.IllegalMove) as err:
+        g.apply(s, "a")
+    assert err.value.kind == "illegal"
+    assert err.value.legal == ["b", "c", "d", "e", "f", "g"]
+    assert "file a is full" in str(err.value)
+    with pytest.raises(coworld.IllegalMove) as err:
+        g.apply(s, "castle kingside")
+    assert err.value.kind == "unparseable"
+    assert isinstance(err.value, ValueError)
+
+
+@pytest.mark.parametrize("bad", [None, 3, ["d"], b"d"])
+def test_non_string_moves_are_refused_cleanly(bad):
+    g = coworld.game("connect-four")
+    with pytest.raises(coworld.IllegalMove):
+        g.apply(g.init(seed=1), bad)
+
+
+def test_config_errors_name_the_field():
+    with pytest.raises(coworld.ConfigError) as err:
+        coworld.game({"game": "connect-four", "rows": 9})
+    assert err.value.field == "rows"
+    with pytest.raises(coworld.ConfigError) as err:
+        coworld.game("chess")
+    assert err.value.field == "game" and "connect-four" in str(err.value)
+
+
+def test_seed_zero_draws_and_records_a_seed():
+    s = coworld.game("connect-four").init(seed=0)
+    assert 1 <= s.seed <= 2**31 - 1
+    assert s.config["seed"] == s.seed and s.config["first"] == 0
+
+
+def test_states_pickle_by_replaying_their_moves():
+    g = coworld.game("connect-four")
+    s = g.apply(g.apply(g.init(seed=9), "d"), "e")
+    t = pickle.loads(pickle.dumps(s))
+    assert t.moves == ["d", "e"] and t.seed == 9 and t.view() == s.view()
+
+
+def test_perfect_information_view_for_is_view():
+    g = coworld.game("connect-four")
+    s = g.apply(g.init(seed=2), "c")
+    assert g.view_for(s, 0) == g.view_for(s, 1) == g.view(s)
+    with pytest.raises(coworld.ConfigError):
+        g.view_for(s, 2)
+
+
+def test_simulate_returns_arrays_independent_of_threads():
+    a = coworld.simulate("connect-four", ["tactician", "random"], 300, seed=4, threads=1)
+    b = coworld.simulate("connect-four", ["tactician", "random"], 300, seed=4, threads=2)
+    assert a.score.shape == (300, 2) and a.score.dtype == np.int32
+    assert np.array_equal(a.score, b.score) and np.array_equal(a.plies, b.plies)
+    assert np.array_equal(a.seeds, b.seeds)
+    assert (a.score.sum(axis=1) == 0).all()
+    assert set(a.ending_names()) <= {"line", "board-full", "ply-cap"}
+
+
+def test_simulated_episode_replays_identically_in_python():
+    """Episode i of a batch is the same game as a Python loop over baseline_move with its seed."""
+    r = coworld.simulate("connect-four", ["tactician", "tactician"], 5, seed=8, threads=1)
+    g = coworld.game("connect-four")
+    for i in range(5):
+        s = g.init(seed=int(r.seeds[i]))
+        while not s.is_terminal:
+            s = g.apply(s, g.baseline_move(s, "tactician"))
+        assert s.plies == r.plies[i]
+        assert s.results["score"] == list(r.score[i])
+
+
+def test_simulate_rejects_unknown_policies_naming_the_choices():
+    with pytest.raises(coworld.ConfigError, match="tactician"):
+        coworld.simulate("connect-four", ["tactician", "claude"], 10, seed=1)
+
+
+def test_aliases_are_anonymous_and_seeded():
+    a = _core.aliases(7, 4)
+    assert a == _core.aliases(7, 4) and len(set(a)) == 4
+    assert all(x.startswith("cog-") and len(x) == 8 for x in a)
+
+
+def test_cli_help_explains_itself():
+    out = subprocess.run([sys.executable, "-m", "coworld.cli", "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    for word in ("simulate", "games", "demo", "connect-four"):
+        assert word in out

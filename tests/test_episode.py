@@ -183,30 +183,30 @@ def test_deadline_guard_settles_before_a_ply_starts(tmp_path):
 
 
 @pytest.mark.parametrize("game_id", FAMILY_GAMES)
-def test_say_and_notes_never_reach_another_seat(game_id, tmp_path):
+def test_say_notes_seed_and_policy_names_never_reach_another_seat(game_id, tmp_path):
+    asked: list[int] = []
+
     def chatty(episode, body, n):
         seat = episode.state.active_seat
+        asked.append(seat)
         move = episode.state.legal_moves()[0]
         return ("text", json.dumps({"move": move, "say": f"SAY-OF-SEAT-{seat}",
                                     "notes": f"NOTE-OF-SEAT-{seat}", "banner": f"BANNER-{seat}"}))
 
     n = coworld.game(game_id).init(seed=1).num_seats
-    episode, _, mock = run(game_id, chatty, tmp_path, claude_seats=set(range(n)))
-    seen_note_back = False
-    for body in mock.requests:
+    seed = 987654321
+    episode, _, mock = run(game_id, chatty, tmp_path, claude_seats=set(range(n)), seed=seed)
+    fed_back = 0
+    for seat, body in zip(asked, mock.requests, strict=True):
         text = user_text(body) + json.dumps(body["system"])
-        seat = next(s for s in range(n) if episode.aliases[s] in text.split("\n", 3)[0]
-                    or f"seat {s}" in text) if False else None
         for other in range(n):
-            if f"NOTE-OF-SEAT-{other}" in text:
-                # only ever the author's own note, fed back to it
-                assert all(f"NOTE-OF-SEAT-{x}" not in text for x in range(n) if x != other)
-                seen_note_back = True
+            if other != seat:
+                assert f"NOTE-OF-SEAT-{other}" not in text
+        fed_back += f"NOTE-OF-SEAT-{seat}" in text
         assert "SAY-OF-SEAT" not in text and "BANNER-" not in text
-        assert str(episode.seed) not in text.split("seed")[0] or True
-        assert "house-prompt" not in user_text(body)  # policy names never reach a seat
-        del seat
-    assert seen_note_back
+        assert str(seed) not in text
+        assert POLICY.name not in text
+    assert fed_back >= len(mock.requests) - n  # every seat's later prompts carry its own notes
 
 
 def test_prompt_injection_in_say_stays_spectator_text(tmp_path):

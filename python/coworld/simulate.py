@@ -46,11 +46,13 @@ def simulate(
     seed: int = 0,
     threads: int | None = None,
     config: Mapping[str, Any] | None = None,
+    start: int = 0,
 ) -> SimResult:
     """Play `episodes` whole episodes in Rust, one baseline per seat, on `threads`
     threads (None: every core) with the GIL released. Episode `i` uses a seed
     derived from `seed` and `i`, so the arrays do not depend on the thread count.
-    Seed 0 draws a base seed, recorded in `SimResult.seed`."""
+    Seed 0 draws a base seed, recorded in `SimResult.seed`. `start` skips to
+    episode `start` of the same sequence (a resumed batch)."""
     base = int(seed) or _core.draw_seed()
     raw = _core.simulate(
         game,
@@ -59,6 +61,7 @@ def simulate(
         base,
         threads,
         json.dumps(dict(config)) if config else None,
+        int(start),
     )
     return SimResult(
         game=game,

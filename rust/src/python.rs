@@ -200,7 +200,7 @@ impl PyState {
 
 /// Run `episodes` whole episodes with the GIL released; returns a dict of numpy arrays.
 #[pyfunction]
-#[pyo3(signature = (game, policies, episodes, seed, threads=None, config=None))]
+#[pyo3(signature = (game, policies, episodes, seed, threads=None, config=None, start=0))]
 fn simulate<'py>(
     py: Python<'py>,
     game: &str,

@@ -29,6 +29,8 @@ pub struct Batch {
     pub game: String,
     pub config: Value,
     pub policies: Vec<String>,
+    /// Index of the first episode: a batch may resume a league part-way.
+    pub start: u64,
     pub episodes: u64,
     pub seed: i64,
 }
@@ -124,6 +126,7 @@ mod tests {
             game: game.into(),
             config: Value::Null,
             policies: policies.iter().map(|s| s.to_string()).collect(),
+            start: 0,
             episodes,
             seed: 11,
         }
@@ -133,6 +136,19 @@ mod tests {
     fn thread_count_does_not_change_results() {
         let b = batch("connect-four", &["random", "tactician"], 64);
         assert_eq!(b.run(Some(1)).unwrap(), b.run(Some(2)).unwrap());
+    }
+
+    #[test]
+    fn a_batch_split_in_two_equals_the_whole() {
+        let whole = batch("connect-four", &["random", "random"], 40).run(Some(2)).unwrap();
+        let mut first = batch("connect-four", &["random", "random"], 25);
+        let mut second = first.clone();
+        first.episodes = 25;
+        second.start = 25;
+        second.episodes = 15;
+        let mut parts = first.run(Some(1)).unwrap();
+        parts.extend(second.run(Some(2)).unwrap());
+        assert_eq!(whole, parts);
     }
 
     #[test]

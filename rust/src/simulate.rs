@@ -75,7 +75,7 @@ impl Batch {
             .build()
             .map_err(|e| CoreError::config("threads", e.to_string()))?;
         pool.install(|| {
-            (0..self.episodes)
+            (self.start..self.start + self.episodes)
                 .into_par_iter()
                 .map(|i| self.episode(i))
                 .collect()

@@ -47,26 +47,115 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    """The main job on the built-in defaults (grows into the default league)."""
-    from . import _core
+    """The main job on the built-in defaults: the demo league."""
+    from importlib.resources import files
+    from pathlib import Path
 
-    table = Table(title="coworld demo: every baseline pairing, 200 episodes each")
-    for col in ("game", "seat 0", "seat 1", "mean score (seat 0)", "endings"):
-        table.add_column(col)
-    for gid in GAMES:
-        try:
-            names = _core.State(gid, None, 1).policy_names
-        except CoworldError:
-            continue  # a family not built yet
-        if _core.State(gid, None, 1).num_seats != 2:
-            continue
-        for a in names:
-            for b in names:
-                r = simulate(gid, [a, b], 200, seed=args.seed)
-                ends = r.ending_names()
-                summary = ", ".join(f"{e} {ends.count(e)}" for e in sorted(set(ends)))
-                table.add_row(gid, a, b, f"{r.mean_score()[0]:+.2f}", summary)
+    import tomllib
+
+    from .league import LeagueRun, parse_league
+
+    raw = tomllib.loads(files("coworld.league").joinpath("demo.toml").read_text())
+    if args.episodes:
+        raw["episodes"] = args.episodes
+    config = parse_league(raw, base_dir=Path.cwd())
+    return _run_league(config, backend="local", address=None, fresh=args.fresh)
+
+
+def _run_league(config, *, backend: str, address: str | None, fresh: bool) -> int:
+    from .league import LeagueRun
+    from .seats.claude import has_credentials
+    from .seats.policy import ClaudePolicy
+
+    if any(isinstance(p, ClaudePolicy) for p in config.policies) and not has_credentials():
+        console.print("[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by each "
+                      "family's fallback baseline and recorded as origin 'fallback'.[/]")
+    report = LeagueRun(config, backend=backend, address=address, fresh=fresh).run()
+    _print_standings(config.database, config.name)
+    if report.budget_stopped:
+        console.print("[yellow]budget reached: the league stopped cleanly; rerun the same "
+                      "command after raising [budget] to continue.[/]")
+    console.print(f"{report.played_now} episodes played now, {report.episodes} in the league, "
+                  f"{report.seconds:.1f} s")
+    for kind, path in report.exports.items():
+        console.print(f"{kind:>4}: {path}")
+    console.print(f"database: {report.database}")
+    console.print(f"watch the replays: [bold]coworld view {config.out}[/]")
+    return 0
+
+
+def _print_standings(database, league: str | None = None) -> None:
+    from .league import LeagueDB, standings
+    from .league.ranking import reliability
+
+    db = LeagueDB.open_existing(database)
+    try:
+        names = db.leagues()
+        if not names:
+            console.print("the database holds no league yet")
+            return
+        league = league or names[-1]
+        rows = db.episodes(league)
+    finally:
+        db.close()
+    table = Table(title=f"league {league}: mean episode score, 95% CI ({len(rows)} episodes)")
+    for col, justify in (("game", "left"), ("policy", "left"), ("n", "right"), ("mean", "right"),
+                         ("95% CI", "right")):
+        table.add_column(col, justify=justify)
+    last = None
+    for s in standings(rows):
+        if last is not None and s.game != last:
+            table.add_section()
+        last = s.game
+        ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
+        table.add_row(s.game, s.policy, str(s.n), f"{s.mean:+.3f}", ci)
     console.print(table)
+    rel = {p: r for p, r in reliability(rows).items() if r["decisions"]}
+    if rel:
+        t = Table(title="reliability (Claude seats)")
+        for col in ("policy", "decisions", "retries", "fallbacks", "unparseable", "illegal",
+                    "timeout", "api-error", "no-credentials", "tokens", "cost $"):
+            t.add_column(col, justify="right" if col != "policy" else "left")
+        for p, r in rel.items():
+            t.add_row(p, str(r["decisions"]), str(r["retries"]), str(r["fallbacks"]),
+                      *(f"{r['fallback_rate:' + c]:.1%}" for c in
+                        ("unparseable", "illegal", "timeout", "api-error", "no-credentials")),
+                      f"{r['tokens']:,}", f"{r['cost_usd']:.2f}")
+        console.print(t)
+
+
+def _cmd_league_run(args: argparse.Namespace) -> int:
+    from .league import load_league
+
+    config = load_league(args.league)
+    return _run_league(config, backend=args.backend, address=args.address, fresh=args.fresh)
+
+
+def _cmd_league_table(args: argparse.Namespace) -> int:
+    _print_standings(args.database, args.league)
+    return 0
+
+
+def _cmd_league_compare(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .league.ranking import compare, load_standings
+
+    diffs = compare(load_standings(Path(args.baseline)), load_standings(Path(args.current)))
+    table = Table(title="current - baseline, mean score with 95% CI (worse: CI wholly below 0)")
+    for col in ("game", "policy", "baseline", "current", "diff", "95% CI", "verdict"):
+        table.add_column(col, justify="left" if col in ("game", "policy", "verdict") else "right")
+    for d in diffs:
+        verdict = "[red]WORSE[/]" if d.worse else ("better" if d.lo > 0 else "same")
+        table.add_row(d.game, d.policy, f"{d.baseline:+.3f}", f"{d.current:+.3f}", f"{d.diff:+.3f}",
+                      f"[{d.lo:+.3f}, {d.hi:+.3f}]", verdict)
+    console.print(table)
+    worse = [d for d in diffs if d.worse]
+    if worse:
+        console.print(f"[red]{len(worse)} significantly worse: "
+                      + ", ".join(f"{d.policy} on {d.game}" for d in worse) + "[/]")
+        return 1
+    console.print("[green]no policy is significantly worse than its baseline[/]")
     return 0
 
 
@@ -127,16 +216,37 @@ def build_parser() -> argparse.ArgumentParser:
             f"games: {', '.join(GAMES)}"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Start with `coworld games`, then `coworld simulate hex -p tactician -p random`.",
+        epilog=(
+            "Start with `coworld games`, then `coworld play hex -s tactician -s random`,\n"
+            "`coworld demo` (the default league) and `coworld league run LEAGUE.toml`."
+        ),
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("games", help="list the games, their seats and baselines")
     p.set_defaults(run=_cmd_games)
 
-    p = sub.add_parser("demo", help="run the main job on the built-in defaults")
-    p.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    p = sub.add_parser("demo", help="run the built-in default league (every baseline, every game)")
+    p.add_argument("--episodes", type=int, default=None, help="episodes per pairing (default 400)")
+    p.add_argument("--fresh", action="store_true", help="discard earlier results of the demo league")
     p.set_defaults(run=_cmd_demo)
+
+    league = sub.add_parser("league", help="run, read and compare leagues")
+    lsub = league.add_subparsers(dest="league_command", metavar="COMMAND", required=True)
+    p = lsub.add_parser("run", help="run (or resume) a league file")
+    p.add_argument("league", help="a league file (.toml); see README for the format")
+    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    p.add_argument("--address", help="Ray cluster address (ray backend; default: start a local one)")
+    p.add_argument("--fresh", action="store_true", help="discard earlier results of this league")
+    p.set_defaults(run=_cmd_league_run)
+    p = lsub.add_parser("table", help="print standings from a league database")
+    p.add_argument("database", help="league.db or the league's output directory")
+    p.add_argument("--league", help="which league in the database (default: the latest)")
+    p.set_defaults(run=_cmd_league_table)
+    p = lsub.add_parser("compare", help="regression gate: exit 1 if a policy got significantly worse")
+    p.add_argument("baseline", help="league database/directory or exported standings.json")
+    p.add_argument("current", help="league database/directory or exported standings.json")
+    p.set_defaults(run=_cmd_league_compare)
 
     p = sub.add_parser("play", help="play one episode with a live feed and write its replay")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")

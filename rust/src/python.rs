@@ -209,11 +209,13 @@ fn simulate<'py>(
     seed: i64,
     threads: Option<usize>,
     config: Option<&str>,
+    start: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let batch = Batch {
         game: game.into(),
         config: parse_config(config)?,
         policies,
+        start,
         episodes,
         seed,
     };
@@ -261,6 +263,12 @@ fn aliases(seed: i64, seats: usize) -> Vec<String> {
     crate::rng::aliases(seed, seats)
 }
 
+/// The seed of episode `index` of a batch started from `base` (what `simulate` uses).
+#[pyfunction]
+fn episode_seed(base: i64, index: u64) -> i64 {
+    crate::rng::episode_seed(base, index)
+}
+
 #[pymodule]
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -268,6 +276,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(draw_seed, m)?)?;
     m.add_function(wrap_pyfunction!(aliases, m)?)?;
+    m.add_function(wrap_pyfunction!(episode_seed, m)?)?;
     m.add("GAMES", GAMES.to_vec())?;
     m.add(
         "ENDINGS",

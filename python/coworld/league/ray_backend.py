@@ -1,0 +1,45 @@
+"""The Ray backend: scripted chunks and Claude episodes become Ray tasks; their
+rows come back to the driver, which writes them through the same storage path
+as the local backend. Ray is an optional extra (`pip install coworld[cluster]`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import ConfigError
+from .runner import play_episode, run_chunk
+from .storage import EpisodeRow
+
+
+class RayBackend:
+    def __init__(self, address: str | None = None, threads: int | None = None) -> None:
+        try:
+            import ray
+        except ImportError as err:
+            raise ConfigError("the ray backend needs Ray: pip install 'coworld[cluster]'",
+                              "backend") from err
+        self.ray = ray
+        if not ray.is_initialized():
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        # Ray workers do not set RAYON_NUM_THREADS: pass the thread count to each task.
+        self.threads = threads or 1
+        self._chunk = ray.remote(num_cpus=self.threads)(run_chunk)
+        self._episode = ray.remote(num_cpus=1)(play_episode)
+
+    def map_chunks(self, jobs: list[tuple[Any, ...]]) -> Iterator[list[EpisodeRow]]:
+        pending = [self._chunk.remote(*job[:6], self.threads, job[7]) for job in jobs]
+        while pending:
+            done, pending = self.ray.wait(pending, num_returns=1)
+            yield self.ray.get(done[0])
+
+    def map_episodes(self, jobs: Iterator[tuple[Any, ...]], concurrency: int) -> Iterator[EpisodeRow]:
+        pending: list[Any] = []
+        for job in jobs:
+            pending.append(self._episode.remote(*job))
+            if len(pending) >= concurrency:
+                done, pending = self.ray.wait(pending, num_returns=1)
+                yield self.ray.get(done[0])
+        while pending:
+            done, pending = self.ray.wait(pending, num_returns=1)
+            yield self.ray.get(done[0])

@@ -34,7 +34,8 @@ OVERALL = "overall"
 
 
 def t_quantile(p: float, dof: int) -> float:
-    """Student's t quantile (Cornish-Fisher expansion; within 1e-3 for dof >= 3)."""
+    """Student's t quantile: exact for dof 1 and 2, else the Cornish-Fisher expansion
+    (off by < 0.005 at dof 3, < 1e-4 from dof 10 on)."""
     z = NormalDist().inv_cdf(p)
     if dof <= 0:
         return math.inf

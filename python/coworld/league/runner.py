@@ -5,6 +5,7 @@ path, on the local machine or fanned out over Ray."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,8 +23,9 @@ from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB, now
 
-#: Scripted episodes per stored batch: the unit a kill can lose and resume redoes.
-CHUNK = 2000
+#: Scripted episodes per stored batch: the most a kill can lose (resume redoes it).
+#: COWORLD_LEAGUE_CHUNK overrides it (smaller: finer progress and resume; larger: less overhead).
+CHUNK = int(os.environ.get("COWORLD_LEAGUE_CHUNK", "2000"))
 
 
 def settings_for(game: str, config: LeagueConfig) -> dict[str, Any] | None:

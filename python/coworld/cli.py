@@ -207,6 +207,27 @@ def _cmd_recheck(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_view(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import uvicorn
+
+    from .viewer import Site, create_app
+
+    target = Path(args.path)
+    if not target.exists():
+        console.print(f"[red]error:[/] {target} does not exist; give a replay (.jsonl), a league "
+                      "directory or its league.db")
+        return 2
+    site = Site(target)
+    url = f"http://{args.host}:{args.port}/"
+    if site.replay:
+        url += f"episode?path={site.replay}"
+    console.print(f"coworld viewer: [bold]{url}[/]   (Ctrl-C stops it)")
+    uvicorn.run(create_app(target), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="coworld",
@@ -266,6 +287,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("recheck", help="re-simulate a replay from its seed and verify every event")
     p.add_argument("replay", help="a replay file (.jsonl)")
     p.set_defaults(run=_cmd_recheck)
+
+    p = sub.add_parser("view", help="watch replays and league results in the browser")
+    p.add_argument("path", help="a replay (.jsonl), a league directory, or a league.db")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1 only)")
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    p.set_defaults(run=_cmd_view)
 
     p = sub.add_parser("simulate", help="run scripted episodes in the Rust batch simulator")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")

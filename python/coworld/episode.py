@@ -171,6 +171,7 @@ class Episode:
             ],
             "aliasToPolicy": {self.aliases[s]: p.name for s, p in enumerate(self.policies)},
             "policyDigests": {p.name: p.digest for p in self.policies},
+            "view": self.reducer.view(self.state),
             "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
 

@@ -104,6 +104,8 @@ def recheck(path: str | Path) -> dict[str, Any]:
     state = reducer.init(seed=header["config"]["seed"])
     recorded_config = {k: header["config"].get(k) for k in state.config}
     _expect(number, "header config", recorded_config, state.config)
+    if "view" in header:
+        _expect(number, "initial view", header["view"], state.view())
     results = None
     for number, event in lines:
         kind = event.get("type")

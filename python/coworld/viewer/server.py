@@ -1,0 +1,213 @@
+"""The spectator viewer's server: Starlette on 127.0.0.1, plain HTML, CSS, SVG and
+vanilla JavaScript from the package. It serves only files under the path it was
+given (anything else is a 404) and streams replays that are still being written."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..replay import read_lines
+
+STATIC = Path(__file__).parent / "static"
+
+
+class Site:
+    """What the viewer was pointed at: a league (directory or database) or one replay."""
+
+    def __init__(self, path: str | Path) -> None:
+        path = Path(path).resolve()
+        if not path.exists():
+            raise FileNotFoundError(f"{path} does not exist")
+        if path.is_file() and path.suffix == ".jsonl":
+            self.root, self.replay, self.database = path.parent, path.name, None
+        elif path.is_file() and path.suffix == ".db":
+            self.root, self.replay, self.database = path.parent, None, path
+        else:
+            self.root, self.replay = path, None
+            self.database = path / "league.db" if (path / "league.db").is_file() else None
+
+    def resolve(self, rel: str | None) -> Path:
+        """A path under the root, or 404: no traversal, no symlink escapes, no absolutes."""
+        if not rel:
+            raise HTTPException(404)
+        candidate = (self.root / rel).resolve()
+        if not candidate.is_relative_to(self.root) or not candidate.is_file():
+            raise HTTPException(404)
+        return candidate
+
+    def relative(self, path: str | Path | None) -> str | None:
+        if not path:
+            return None
+        p = Path(path).resolve()
+        return str(p.relative_to(self.root)) if p.is_relative_to(self.root) else None
+
+
+def create_app(path: str | Path) -> Starlette:
+    site = Site(path)
+
+    async def index(request: Request) -> Any:
+        if site.replay:
+            return RedirectResponse(f"/episode?path={site.replay}")
+        return FileResponse(STATIC / "league.html")
+
+    async def episode(request: Request) -> Any:
+        return FileResponse(STATIC / "episode.html")
+
+    async def info(request: Request) -> JSONResponse:
+        return JSONResponse({"kind": "replay" if site.replay else "league", "replay": site.replay,
+                             "hasDatabase": site.database is not None})
+
+    async def league(request: Request) -> JSONResponse:
+        from ..league.ranking import _clean, head_to_head, reliability, standings
+
+        rows = _rows(site)
+        plot = "standings.png" if (site.root / "standings.png").is_file() else None
+        return JSONResponse({
+            "league": _league_name(site),
+            "standings": [_clean(s.__dict__) for s in standings(rows)],
+            "headToHead": head_to_head(rows),
+            "reliability": reliability(rows),
+            "plot": plot,
+            "games": sorted({r.game for r in rows}),
+            "policies": sorted({p for r in rows for p in r.seats}),
+            "endings": sorted({r.ending for r in rows}),
+        })
+
+    async def episodes(request: Request) -> JSONResponse:
+        q = request.query_params
+        rows = _rows(site)
+        game, policy, ending = q.get("game"), q.get("policy"), q.get("ending")
+        only_replays = q.get("replays", "1") == "1"
+        picked = [r for r in rows
+                  if (not game or r.game == game) and (not policy or policy in r.seats)
+                  and (not ending or r.ending == ending) and (not only_replays or r.replay)]
+        offset, limit = int(q.get("offset", 0)), min(int(q.get("limit", 200)), 1000)
+        return JSONResponse({"total": len(picked), "episodes": [
+            {"game": r.game, "played": r.played, "seats": r.seats, "score": r.score,
+             "ending": r.ending, "reason": r.reason, "plies": r.plies, "seed": r.seed,
+             "replay": site.relative(r.replay)} for r in picked[offset:offset + limit]]})
+
+    async def replay(request: Request) -> JSONResponse:
+        target = site.resolve(request.query_params.get("path"))
+        return JSONResponse([event for _, event in read_lines(target)])
+
+    async def stream(request: Request) -> StreamingResponse:
+        target = site.resolve(request.query_params.get("path"))
+        return StreamingResponse(_tail(target, request), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache"})
+
+    async def files(request: Request) -> FileResponse:
+        return FileResponse(site.resolve(request.path_params["rel"]))
+
+    return Starlette(routes=[
+        Route("/", index),
+        Route("/episode", episode),
+        Route("/api/info", info),
+        Route("/api/league", league),
+        Route("/api/episodes", episodes),
+        Route("/api/replay", replay),
+        Route("/api/stream", stream),
+        Route("/files/{rel:path}", files),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ])
+
+
+def _rows(site: Site) -> list[Any]:
+    if site.database is None:
+        return []
+    from ..league.storage import LeagueDB
+
+    db = LeagueDB(site.database)
+    try:
+        names = db.leagues()
+        return db.episodes(names[-1]) if names else []
+    finally:
+        db.close()
+
+
+def _league_name(site: Site) -> str | None:
+    if site.database is None:
+        return None
+    from ..league.storage import LeagueDB
+
+    db = LeagueDB(site.database)
+    try:
+        names = db.leagues()
+        return names[-1] if names else None
+    finally:
+        db.close()
+
+
+async def _tail(path: Path, request: Request, poll: float = 0.1, idle_limit: float = 3600) -> AsyncIterator[str]:
+    """Server-sent events: every complete line of the replay, then new ones as they are
+    written, until the results line (or the client leaves, or an hour of silence)."""
+    position, idle = 0, 0.0
+    buffer = ""
+    while idle < idle_limit:
+        with path.open(encoding="utf-8") as fh:
+            fh.seek(position)
+            chunk = fh.read()
+            position = fh.tell()
+        buffer += chunk
+        *lines, buffer = buffer.split("\n")
+        for line in lines:
+            if line.strip():
+                yield f"data: {line}\n\n"
+                if json.loads(line).get("type") == "results":
+                    yield "event: end\ndata: {}\n\n"
+                    return
+        if await request.is_disconnected():
+            return
+        idle = 0.0 if chunk else idle + poll
+        await asyncio.sleep(poll)
+
+
+class ViewerServer:
+    """uvicorn in a background thread (for `coworld play --live` and tests)."""
+
+    def __init__(self, path: str | Path, host: str = "127.0.0.1", port: int = 0) -> None:
+        import socket
+
+        import uvicorn
+
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, port))
+        self.host, self.port = self._socket.getsockname()[:2]
+        config = uvicorn.Config(create_app(path), log_level="warning", lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
+                                        daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> ViewerServer:
+        self._thread.start()
+        while not self._server.started:
+            threading.Event().wait(0.02)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=5)
+        self._socket.close()
+
+    def __enter__(self) -> ViewerServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

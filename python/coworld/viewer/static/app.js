@@ -1,0 +1,209 @@
+"use strict";
+// The episode player: steps through a replay's spectator views.
+const $ = (sel) => document.querySelector(sel);
+const params = new URLSearchParams(location.search);
+const EVAL_SCALE = { "connect-four": 40, breakthrough: 60, hex: 20, quoridor: 20 };
+const FOG = new Set(["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"]);
+
+const state = { header: null, plies: [], results: null, deadline: false, step: 0, timer: null, perspective: null, live: false };
+
+function family(game) { return FOG.has(game) ? "fog" : game === "hanabi" ? "hanabi" : "gauntlet"; }
+function seatName(seat) {
+  const n = state.header.seats.length;
+  return n === 2 ? ["red", "blue"][seat] : state.header.seats[seat].alias;
+}
+function viewAt(step) { return step === 0 ? state.header.view : state.plies[step - 1].view; }
+function maxStep() { return state.plies.length; }
+
+function ingest(event) {
+  if (event.type === "header") state.header = event;
+  else if (event.type === "ply") state.plies.push(event);
+  else if (event.type === "deadline") state.deadline = true;
+  else if (event.type === "results") state.results = event.results;
+}
+
+function renderSeats() {
+  const box = $("#seats");
+  box.replaceChildren();
+  state.header.seats.forEach((s) => {
+    const d = document.createElement("div");
+    const tag = document.createElement("span");
+    tag.className = "seat seat" + s.seat;
+    tag.textContent = s.alias;
+    d.append(tag, document.createTextNode(state.header.seats.length === 2 ? `  plays ${seatName(s.seat)}` : `  seat ${s.seat}`));
+    box.append(d);
+  });
+  const game = state.header.resolvedGame;
+  $("#title").textContent = `${game}${state.header.game !== game ? " (rotate)" : ""} · seed ${state.header.config.seed}`;
+  document.title = `coworld · ${game}`;
+  if (family(game) === "fog") {
+    const t = $("#fog-toggle");
+    t.hidden = false;
+    t.replaceChildren();
+    for (const [label, value] of [["truth", null], [`${seatName(0)} knows`, 0], [`${seatName(1)} knows`, 1]]) {
+      const b = document.createElement("button");
+      b.textContent = label;
+      b.dataset.perspective = value === null ? "truth" : String(value);
+      b.className = state.perspective === value ? "active" : "";
+      b.onclick = () => { state.perspective = value; renderSeats(); render(); };
+      t.append(b);
+    }
+  }
+}
+
+function scorebug(v) {
+  const box = $("#scorebug");
+  box.replaceChildren();
+  const item = (seat, text) => {
+    const s = document.createElement("span");
+    s.className = seat === null ? "" : "seat seat" + seat;
+    s.textContent = text;
+    box.append(s);
+  };
+  const fam = family(state.header.resolvedGame);
+  if (fam === "fog") {
+    v.distToWin.forEach((d, seat) => item(seat, `${seatName(seat)} distToWin ${d}`));
+    item(null, `ply ${v.plies}/${v.maxPlies}`);
+  } else if (fam === "gauntlet") {
+    v.standing.forEach((s, seat) => item(seat, `${seatName(seat)} standing ${s}`));
+    item(null, `ply ${v.plies}/${v.maxPlies}`);
+  } else {
+    item(null, `score ${v.score}`);
+    item(null, `hint tokens ${v.hintTokens}`);
+    item(null, `fuses ${v.fuses}`);
+    item(null, `deck ${v.deckCount}`);
+    item(null, `turn ${v.turn}/${v.maxTurns}`);
+  }
+}
+
+function evalbar(v) {
+  const game = state.header.resolvedGame;
+  const wrap = $("#evalwrap");
+  if (family(game) !== "gauntlet") { wrap.hidden = true; return; }
+  wrap.hidden = false;
+  const diff = v.standing[0] - v.standing[1];
+  const red = 0.5 + 0.5 * Math.tanh(diff / (EVAL_SCALE[game] || 30));
+  $("#evalbar .fill").style.height = `${(100 * red).toFixed(1)}%`;
+  $("#evalbar").dataset.red = red.toFixed(3);
+}
+
+function feed() {
+  const box = $("#feed");
+  box.replaceChildren();
+  state.plies.forEach((p, i) => {
+    const d = document.createElement("div");
+    d.textContent = `${p.ply + 1}. ${p.feed}`;
+    if (p.origin === "retry" || p.origin === "fallback") {
+      const o = document.createElement("span");
+      o.className = "origin";
+      o.textContent = `  [${p.origin}: ${p.cause}]`;
+      d.append(o);
+    }
+    if (i === state.step - 1) d.className = "current";
+    box.append(d);
+  });
+  const cur = box.querySelector(".current");
+  if (cur) cur.scrollIntoView({ block: "nearest" });
+}
+
+function bubbles() {
+  const box = $("#bubbles");
+  box.replaceChildren();
+  const p = state.plies[state.step - 1];
+  if (!p) return;
+  for (const text of [p.say, p.banner]) {
+    if (!text) continue;
+    const b = document.createElement("div");
+    b.className = "bubble";
+    b.textContent = `${p.alias}: “${text}”`;
+    box.append(b);
+  }
+}
+
+function endcard() {
+  const box = $("#endcard");
+  const r = state.results;
+  if (!r || state.step !== maxStep()) { box.className = "card"; box.replaceChildren(); return; }
+  box.className = "card shown";
+  const h = document.createElement("h2");
+  if (state.header.seats.length > 2) h.textContent = `Shared score ${r.score[0]}`;
+  else h.textContent = r.winner === null || r.winner === undefined ? "Draw" : `${state.header.seats[r.winner].alias} (${seatName(r.winner)}) wins`;
+  const p = document.createElement("p");
+  p.textContent = `reason ${r.reason} · ending ${r.ending} · score ${r.score.join(" : ")} · ${r.plies} plies`;
+  box.replaceChildren(h, p);
+}
+
+function render() {
+  const v = viewAt(state.step);
+  const game = state.header.resolvedGame;
+  const svg = $("#board");
+  svg.replaceChildren();
+  let count;
+  if (family(game) === "hanabi") {
+    svg.style.display = "none";
+    count = renderHanabi($("#table"), v, state.header.seats.map((s) => s.alias));
+    $("#stone-count").textContent = `${count} cards in hands`;
+  } else {
+    const draw = family(game) === "fog" ? Boards.fog : Boards[game];
+    count = draw(svg, v, state.perspective);
+    $("#stone-count").textContent = `${count} ${game === "breakthrough" ? "pieces" : game === "quoridor" ? "pawns" : "stones"} on the board`;
+  }
+  $("#stone-count").dataset.count = String(count);
+  scorebug(v);
+  evalbar(v);
+  feed();
+  bubbles();
+  endcard();
+  $("#scrub").max = String(maxStep());
+  $("#scrub").value = String(state.step);
+  $("#step").textContent = `${state.step}/${maxStep()}`;
+}
+
+function go(step) { state.step = Math.max(0, Math.min(maxStep(), step)); render(); }
+function togglePlay() {
+  if (state.timer) { clearInterval(state.timer); state.timer = null; $("#play").innerHTML = "&#x25B6;"; return; }
+  $("#play").innerHTML = "&#x23F8;";
+  state.timer = setInterval(() => { if (state.step >= maxStep()) { if (!state.live) togglePlay(); } else go(state.step + 1); }, 600);
+}
+
+function wire() {
+  $("#first").onclick = () => go(0);
+  $("#prev").onclick = () => go(state.step - 1);
+  $("#next").onclick = () => go(state.step + 1);
+  $("#last").onclick = () => go(maxStep());
+  $("#play").onclick = togglePlay;
+  $("#scrub").oninput = (e) => go(parseInt(e.target.value, 10));
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowLeft") go(state.step - 1);
+    else if (e.key === "ArrowRight") go(state.step + 1);
+    else if (e.key === "Home") go(0);
+    else if (e.key === "End") go(maxStep());
+    else if (e.key === " ") { e.preventDefault(); togglePlay(); }
+  });
+}
+
+async function main() {
+  wire();
+  const path = params.get("path");
+  if (params.get("live") === "1") {
+    state.live = true;
+    $("#live").textContent = "● live";
+    const source = new EventSource("/api/stream?path=" + encodeURIComponent(path));
+    source.onmessage = (m) => {
+      const atEnd = state.step === maxStep();
+      ingest(JSON.parse(m.data));
+      if (!state.header) return;
+      if (state.plies.length === 0 || document.querySelector("#seats").childElementCount === 0) renderSeats();
+      if (atEnd) state.step = maxStep();
+      render();
+    };
+    source.addEventListener("end", () => { source.close(); $("#live").textContent = "finished"; });
+    return;
+  }
+  const events = await (await fetch("/api/replay?path=" + encodeURIComponent(path))).json();
+  events.forEach(ingest);
+  renderSeats();
+  go(params.has("step") ? parseInt(params.get("step"), 10) : 0);
+}
+
+main();

@@ -1,0 +1,52 @@
+"use strict";
+const $ = (sel) => document.querySelector(sel);
+const fmt = (x) => (x === null || x === undefined || Number.isNaN(x)) ? "-" : (x >= 0 ? "+" : "") + x.toFixed(3);
+
+function cell(text, cls) { const td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; return td; }
+
+async function loadLeague() {
+  const data = await (await fetch("/api/league")).json();
+  $("#league-name").textContent = data.league ? `league ${data.league}` : "no league database here";
+  const body = $("#standings tbody");
+  for (const s of data.standings) {
+    const tr = document.createElement("tr");
+    tr.append(cell(s.game), cell(s.policy), cell(String(s.n), "num"), cell(fmt(s.mean), "num"),
+      cell(s.lo === null ? "-" : `[${fmt(s.lo)}, ${fmt(s.hi)}]`, "num"));
+    body.append(tr);
+  }
+  if (data.plot) { const img = $("#plot"); img.src = "/files/" + data.plot; img.style.display = "block"; }
+  const rel = $("#reliability tbody");
+  for (const [policy, r] of Object.entries(data.reliability)) {
+    if (!r.decisions) continue;
+    const tr = document.createElement("tr");
+    tr.append(cell(policy), cell(String(r.decisions), "num"), cell(String(r.retries), "num"), cell(String(r.fallbacks), "num"));
+    for (const c of ["unparseable", "illegal", "timeout", "api-error", "no-credentials"])
+      tr.append(cell((100 * r["fallback_rate:" + c]).toFixed(1) + "%", "num"));
+    tr.append(cell(r.tokens.toLocaleString(), "num"), cell(r.cost_usd.toFixed(2), "num"));
+    rel.append(tr);
+  }
+  for (const [id, values] of [["#f-game", data.games], ["#f-policy", data.policies], ["#f-ending", data.endings]]) {
+    for (const v of values) { const o = document.createElement("option"); o.value = o.textContent = v; $(id).append(o); }
+    $(id).addEventListener("change", loadEpisodes);
+  }
+  loadEpisodes();
+}
+
+async function loadEpisodes() {
+  const q = new URLSearchParams({ game: $("#f-game").value, policy: $("#f-policy").value, ending: $("#f-ending").value });
+  const data = await (await fetch("/api/episodes?" + q)).json();
+  $("#episode-count").textContent = `${data.total} episodes with replays`;
+  const body = $("#episodes tbody");
+  body.replaceChildren();
+  for (const e of data.episodes) {
+    const tr = document.createElement("tr");
+    tr.append(cell(e.game === e.played ? e.game : `${e.game} (${e.played})`), cell(e.seats.join(" vs ")),
+      cell(`${e.reason} / ${e.ending}`), cell(e.score.join(" "), "num"), cell(String(e.plies), "num"), cell(String(e.seed), "num"));
+    const td = document.createElement("td");
+    if (e.replay) { const a = document.createElement("a"); a.href = "/episode?path=" + encodeURIComponent(e.replay); a.textContent = "watch"; td.append(a); }
+    tr.append(td);
+    body.append(tr);
+  }
+}
+
+loadLeague();

@@ -187,6 +187,16 @@ def _cmd_play(args: argparse.Namespace) -> int:
     console.print(f"[bold]{episode.state.resolved_game}[/] seed {episode.seed}: {names}")
     import asyncio
 
+    viewer = None
+    if args.live:
+        from pathlib import Path
+
+        from .viewer import ViewerServer
+
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text("")  # the viewer may open the stream before the first line
+        viewer = ViewerServer(Path(out).parent, port=args.port).start()
+        console.print(f"live: [bold]{viewer.url}/episode?path={Path(out).name}&live=1[/]")
     results = asyncio.run(episode.run())
     winner = results.get("winner")
     who = "draw" if winner is None else f"{episode.aliases[winner]} wins"
@@ -195,6 +205,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
     console.print(f"[bold]{who}[/]: {results['reason']} / {results['ending']} after "
                   f"{results['plies']} plies; score {results['score']}")
     console.print(f"replay: {out}   (check it: coworld recheck {out})")
+    if viewer is not None:
+        console.print("the viewer keeps serving the replay; Ctrl-C stops it")
+        try:
+            import threading
+
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            viewer.stop()
     return 0
 
 
@@ -282,6 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not keep model prompts and raw replies beside the replay")
     p.add_argument("--transcripts", action="store_true",
                    help="also write each seat's public (redacted) transcript")
+    p.add_argument("--live", action="store_true",
+                   help="stream the episode to the browser viewer as it happens")
+    p.add_argument("--port", type=int, default=8765, help="viewer port with --live (default 8765)")
     p.set_defaults(run=_cmd_play)
 
     p = sub.add_parser("recheck", help="re-simulate a replay from its seed and verify every event")

@@ -1,0 +1,253 @@
+"""The spectator viewer: server security and live streaming (Starlette's test
+client), and what a person sees in a real headless Chromium for every family."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from coworld.episode import Clock, Episode
+from coworld.viewer import ViewerServer, create_app
+
+FAMILY_REPLAYS = {
+    "connect-four": ["tactician", "random"],
+    "breakthrough": ["tactician", "random"],
+    "hex": ["tactician", "random"],
+    "quoridor": ["tactician", "random"],
+    "phantom-ttt-3": ["probe", "sweep"],
+    "dark-hex-5": ["probe", "random"],
+    "recon-hex-5": ["probe", "sweep"],
+    "hanabi": ["conventions", "conventions", "cautious", "conventions"],
+}
+
+
+def write_replay(directory: Path, game: str, policies: list[str], seed: int = 7) -> Path:
+    out = directory / f"{game}.jsonl"
+    asyncio.run(Episode(game, policies, seed=seed, out=out).run())
+    return out
+
+
+def events(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("replays")
+    for game, policies in FAMILY_REPLAYS.items():
+        write_replay(root, game, policies)
+    (root.parent / "secret.txt").write_text("outside the root")
+    return root
+
+
+# ---- server -----------------------------------------------------------------
+
+def test_replay_api_serves_files_under_the_root(replays):
+    client = TestClient(create_app(replays))
+    got = client.get("/api/replay", params={"path": "hex.jsonl"}).json()
+    assert got == events(replays / "hex.jsonl")
+
+
+@pytest.mark.parametrize("evil", ["../secret.txt", "/etc/passwd", "..%2Fsecret.txt", "nope.jsonl",
+                                  "sub/../../secret.txt", ""])
+def test_path_traversal_is_refused_with_404(replays, evil):
+    client = TestClient(create_app(replays))
+    assert client.get("/api/replay", params={"path": evil}).status_code == 404
+    assert client.get("/api/stream", params={"path": evil}).status_code == 404
+    assert client.get(f"/files/{evil}").status_code == 404
+
+
+def test_a_symlink_out_of_the_root_is_refused(replays, tmp_path):
+    link = replays / "escape.jsonl"
+    if not link.exists():
+        link.symlink_to(replays.parent / "secret.txt")
+    client = TestClient(create_app(replays))
+    assert client.get("/api/replay", params={"path": "escape.jsonl"}).status_code == 404
+
+
+def test_a_single_replay_redirects_to_its_episode_page(replays):
+    client = TestClient(create_app(replays / "hex.jsonl"), follow_redirects=False)
+    r = client.get("/")
+    assert r.status_code in (302, 307) and r.headers["location"] == "/episode?path=hex.jsonl"
+
+
+def test_the_server_binds_loopback_by_default(replays):
+    with ViewerServer(replays) as server:
+        assert server.host == "127.0.0.1"
+
+
+def test_live_stream_delivers_events_while_the_episode_runs(tmp_path):
+    out = tmp_path / "live.jsonl"
+    out.write_text("")
+    clock = Clock(pace_seconds=0.05)
+    episode = Episode("connect-four", ["tactician", "random"], seed=3, clock=clock, out=out)
+    runner = threading.Thread(target=lambda: asyncio.run(episode.run()))
+    with ViewerServer(tmp_path) as server:
+        import httpx
+
+        runner.start()
+        seen, finished_while_streaming = [], False
+        with httpx.stream("GET", f"{server.url}/api/stream", params={"path": "live.jsonl"},
+                          timeout=30) as response:
+            for line in response.iter_lines():
+                if line.startswith("data: ") and line != "data: {}":
+                    seen.append(json.loads(line[6:]))
+                    if len(seen) == 5:
+                        finished_while_streaming = not runner.is_alive()
+        runner.join()
+    assert not finished_while_streaming  # events arrived before the episode was over
+    assert seen == events(out)
+    assert seen[-1]["type"] == "results"
+
+
+def test_league_api_lists_and_filters_episodes(tmp_path):
+    from coworld.league import LeagueRun, parse_league
+
+    config = parse_league({"name": "v", "games": ["connect-four", "hex"], "episodes": 20,
+                           "policies": ["tactician", "random"], "replays": 2,
+                           "out": str(tmp_path / "lg")})
+    LeagueRun(config, progress=False).run()
+    client = TestClient(create_app(tmp_path / "lg"))
+    league = client.get("/api/league").json()
+    assert league["league"] == "v" and league["plot"] == "standings.png"
+    assert {s["game"] for s in league["standings"]} == {"overall", "connect-four", "hex"}
+    listed = client.get("/api/episodes", params={"game": "hex"}).json()
+    assert listed["total"] == 4 and all(e["game"] == "hex" for e in listed["episodes"])
+    assert client.get("/api/replay", params={"path": listed["episodes"][0]["replay"]}).status_code == 200
+    assert client.get("/files/standings.png").status_code == 200
+
+
+def test_nothing_served_contains_an_api_key(replays, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-viewer-SECRET")
+    client = TestClient(create_app(replays))
+    for path in ["/", "/api/info", "/api/league", "/static/app.js"]:
+        assert "sk-ant-viewer-SECRET" not in client.get(path).text
+
+
+# ---- the browser ------------------------------------------------------------
+
+def chromium_path() -> str | None:
+    return os.environ.get("COWORLD_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must have Debian's chromium (.ci/run installs it)")
+        pytest.skip("no chromium on this machine (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(replays):
+    with ViewerServer(replays) as s:
+        yield s
+
+
+def count_of(game: str, view: dict) -> int:
+    if game == "hanabi":
+        return sum(len(h) for h in view["hands"])
+    if game == "breakthrough":
+        return len(view["pieces"])
+    if game == "quoridor":
+        return len(view["pawns"])
+    return len(view["stones"])
+
+
+@pytest.mark.parametrize("game", list(FAMILY_REPLAYS))
+def test_a_person_sees_the_position_feed_scorebug_and_endcard(game, browser, server, replays, tmp_path):
+    evs = events(replays / f"{game}.jsonl")
+    plies = [e for e in evs if e["type"] == "ply"]
+    results = evs[-1]["results"]
+    k = min(5, len(plies))
+    view = plies[k - 1]["view"]
+    page = browser.new_page()
+    page.goto(f"{server.url}/episode?path={game}.jsonl&step={k}")
+    page.wait_for_selector("#feed div.current")
+    assert page.get_attribute("#stone-count", "data-count") == str(count_of(game, view))
+    assert page.inner_text("#feed div.current").startswith(f"{k}. {plies[k - 1]['feed']}")
+    bug = page.inner_text("#scorebug")
+    if game == "hanabi":
+        for text in (f"score {view['score']}", f"fuses {view['fuses']}", f"deck {view['deckCount']}",
+                     f"hint tokens {view['hintTokens']}"):
+            assert text in bug
+    elif "standing" in view:
+        assert f"red standing {view['standing'][0]}" in bug
+        assert f"blue standing {view['standing'][1]}" in bug
+        assert page.is_visible("#eval-caption") and page.inner_text("#eval-caption") == "HEURISTIC"
+    else:
+        assert f"red distToWin {view['distToWin'][0]}" in bug
+        assert f"blue distToWin {view['distToWin'][1]}" in bug
+        assert not page.is_visible("#evalwrap")
+    assert "reason" not in page.inner_text("#endcard")  # not at the end yet
+    page.screenshot(path=str(tmp_path / f"{game}-step{k}.png"), full_page=True)
+    # the keyboard steps; End jumps to the end, where the endcard appears
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#step").startswith(f"{k + 1}/")
+    page.keyboard.press("End")
+    card = page.inner_text("#endcard")
+    assert f"ending {results['ending']}" in card and f"reason {results['reason']}" in card
+    if game == "hanabi":
+        assert f"Shared score {results['score'][0]}" in card
+    elif results["winner"] is None:
+        assert "Draw" in card
+    else:
+        header = evs[0]
+        assert f"{header['seats'][results['winner']]['alias']}" in card and "wins" in card
+    page.screenshot(path=str(tmp_path / f"{game}-end.png"), full_page=True)
+    assert (tmp_path / f"{game}-end.png").stat().st_size > 1000
+    page.close()
+
+
+def test_fog_toggle_shows_a_seats_knowledge(browser, server, replays):
+    evs = events(replays / "dark-hex-5.jsonl")
+    plies = [e for e in evs if e["type"] == "ply"]
+    k = len(plies)
+    view = plies[k - 1]["view"]
+    page = browser.new_page()
+    page.goto(f"{server.url}/episode?path=dark-hex-5.jsonl&step={k}")
+    page.wait_for_selector("#fog-toggle button")
+    assert page.get_attribute("#stone-count", "data-count") == str(len(view["stones"]))
+    for seat in (0, 1):
+        page.click(f"#fog-toggle button[data-perspective='{seat}']")
+        own = sum(1 for s in view["stones"].values() if s == seat)
+        assert page.get_attribute("#stone-count", "data-count") == str(own + len(view["knowledge"][seat]["proven"]))
+    page.close()
+
+
+def test_live_page_follows_a_running_episode(browser, tmp_path):
+    out = tmp_path / "live.jsonl"
+    out.write_text("")
+    episode = Episode("connect-four", ["tactician", "random"], seed=3,
+                      clock=Clock(pace_seconds=0.15), out=out)
+    with ViewerServer(tmp_path) as s:
+        page = browser.new_page()
+        page.goto(f"{s.url}/episode?path=live.jsonl&live=1")
+        runner = threading.Thread(target=lambda: asyncio.run(episode.run()))
+        runner.start()
+        page.wait_for_selector("#feed div", timeout=15000)
+        mid = int(page.get_attribute("#stone-count", "data-count") or 0)
+        runner.join()
+        deadline = time.monotonic() + 10
+        while "finished" not in page.inner_text("#live") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        final = events(out)[-1]["results"]
+        assert page.inner_text("#live") == "finished"
+        assert mid < final["plies"]
+        assert f"ending {final['ending']}" in page.inner_text("#endcard")
+        page.close()

@@ -240,3 +240,28 @@ def test_missing_league_file_and_bad_toml(tmp_path):
     (tmp_path / "bad.toml").write_text("name = \n")
     with pytest.raises(coworld.ConfigError, match="not valid TOML"):
         load_league(tmp_path / "bad.toml")
+
+
+# ---- the Ray backend ---------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory):
+    ray = pytest.importorskip("ray")
+    os.environ.setdefault("HOME", str(tmp_path_factory.mktemp("home")))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_backend_gives_the_local_standings(tmp_path, ray_cluster):
+    games = ["connect-four", "rotate"]
+    local = LeagueRun(league(tmp_path / "local", games=games, episodes=300), progress=False,
+                      chunk=100).run()
+    remote = LeagueRun(league(tmp_path / "ray", games=games, episodes=300), backend="ray",
+                       progress=False, chunk=100).run()
+    assert remote.episodes == local.episodes == 1200
+    a = LeagueDB(local.database).episodes("t")
+    b = LeagueDB(remote.database).episodes("t")
+    strip = lambda rows: sorted((r.pairing, r.idx, r.seed, r.score, r.ending, r.plies) for r in rows)  # noqa: E731
+    assert strip(a) == strip(b)
+    assert standings(a) == standings(b)

@@ -16,9 +16,10 @@ What the solver needs from the reducer:
 
 The search is a memoised negamax, written as max-n (every seat maximises its
 own score), which is negamax for two-seat zero-sum games and stays correct when
-a seat moves twice in a row. Positions are memoised by the canonical JSON of
+a seat moves twice in a row. Unfinished positions are memoised by the canonical JSON of
 `view(state)`, so the view must describe the position completely (for a
-perfect-information game it does, by definition).
+perfect-information game it does, by definition); finished ones are scored
+from the state each time.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class Solution:
     `seat` is the seat to move; `value` its score under perfect play by every
     seat; `scores` every seat's score; `best_moves` every move that achieves
     `value`, in legal-move order; `principal_variation` one perfect line of
-    play to the end; `positions` the number of distinct positions solved.
+    play to the end; `positions` the number of distinct unfinished positions solved.
     """
 
     seat: Any
@@ -148,13 +149,14 @@ class _Search:
         return found
 
     def solve(self, state: Any) -> tuple[Any, ...]:
+        # A finished game is scored from its state, never from the memo: a view may
+        # leave the winner out (Nim's empty heaps look alike whoever took the last).
+        end = self.scores_at_end(state)
+        if end is not None:
+            return end
         key = canonical_json(self.reducer.view(state))
         if key in self.memo:
             return self.memo[key][0]
-        end = self.scores_at_end(state)
-        if end is not None:
-            self.memo[key] = (end, None)
-            return end
         if self.max_positions is not None and len(self.memo) >= self.max_positions:
             raise SearchTooLarge(
                 f"the position has more than {self.max_positions} distinct positions to solve"

@@ -89,7 +89,7 @@ def solve_level(
     if search.scores_at_end(start) is not None:
         raise ValueError("the position is already over; there is nothing to solve")
     scores = search.solve(start)
-    seat = active_seat_of(reducer, start)
+    seat: Any = active_seat_of(reducer, start)
     value = scores[seat]
     best = tuple(
         move for move, child in search.children(start) if search.solve(child)[seat] == value
@@ -161,7 +161,7 @@ class _Search:
             raise SearchTooLarge(
                 f"the position has more than {self.max_positions} distinct positions to solve"
             )
-        seat = active_seat_of(self.reducer, state)
+        seat: Any = active_seat_of(self.reducer, state)
         best: tuple[tuple[Any, ...], Any] | None = None
         for move, child in self.children(state):
             scores = self.solve(child)

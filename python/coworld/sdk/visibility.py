@@ -39,7 +39,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .canonical import canonical_json
 
@@ -225,7 +225,9 @@ def redact_revelation(record: Mapping[str, Any], seat: Seat) -> dict:
     return kept
 
 
-def derive_seat_view(full_view: Mapping[str, Any], policies: Mapping[str, Policy], seat: Seat):
+def derive_seat_view(
+    full_view: Mapping[str, Any], policies: Mapping[str, Policy], seat: Seat
+) -> dict[str, Any]:
     """The standard redaction of `full_view` for `seat` under `policies` (see module doc).
 
     Pure and deterministic: the result depends only on its arguments, never on
@@ -242,9 +244,15 @@ def derive_seat_view(full_view: Mapping[str, Any], policies: Mapping[str, Policy
         if key not in ("zones", "boards", "revelations")
     }
     if "zones" in full_view:
-        view["zones"] = {name: redact_zone(z, policies[name], seat) for name, z in zones.items()}
+        view["zones"] = {
+            name: redact_zone(z, cast(ZoneVisibilityPolicy, policies[name]), seat)
+            for name, z in zones.items()
+        }
     if "boards" in full_view:
-        view["boards"] = {name: redact_board(b, policies[name], seat) for name, b in boards.items()}
+        view["boards"] = {
+            name: redact_board(b, cast(BoardVisibilityPolicy, policies[name]), seat)
+            for name, b in boards.items()
+        }
     if "revelations" in full_view:
         view["revelations"] = [redact_revelation(r, seat) for r in full_view["revelations"]]
     return view

@@ -14,6 +14,7 @@ tree); an honest behaviour reads only `seat_view(reducer, state, seat)`.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,12 +114,12 @@ def play(
     if prepare is not None:
         state = prepare(state)
     episode = Episode(level=level, seed=seed, states=[state])
-    queued = list(actions or ())
+    queued = deque(actions or ())
     while not is_terminal_of(reducer, state):
         if max_steps is not None and len(episode.actions) >= max_steps:
             break
         if queued:
-            action = queued.pop(0)
+            action = queued.popleft()
         elif behaviours is not None:
             seat = active_seat_of(reducer, state)
             action = behaviour_for(behaviours, seat)(reducer, state, seat)
@@ -130,7 +131,7 @@ def play(
     if queued:
         raise EpisodeOver(
             f"the game ended after {len(episode.actions)} actions with {len(queued)} left: "
-            f"{queued[:3]!r}"
+            f"{list(queued)[:3]!r}"
         )
     return episode
 

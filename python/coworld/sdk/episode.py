@@ -128,6 +128,10 @@ def play(
         submitted, state = submit(reducer, state, action)
         episode.actions.append(submitted)
         episode.states.append(state)
+    if queued and not is_terminal_of(reducer, state):
+        raise ValueError(
+            f"max_steps={max_steps} stopped the episode with {len(queued)} actions unplayed"
+        )
     if queued:
         raise EpisodeOver(
             f"the game ended after {len(episode.actions)} actions with {len(queued)} left: "

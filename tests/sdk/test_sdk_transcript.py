@@ -250,3 +250,22 @@ def test_agent_without_a_seat_plays_every_turn_and_sees_the_full_view():
     recheck_transcript(game, transcript)
     with pytest.raises(RuntimeError, match="the episode is over"):
         env.step("e")
+
+
+class ThreeTurns(HiddenDeckGame):
+    """A reducer built with settings, which it merges into every level (as coworld's do)."""
+
+    settings = {"turns": 3}
+
+    def init(self, level=None, seed=0):
+        return super().init({**self.settings, **(level or {})}, seed)
+
+
+def test_reducer_settings_are_written_into_the_level():
+    game = ThreeTurns()
+    episode = play(game, None, SEED, behaviours=lowest_card)
+    assert len(episode.actions) == 3
+    transcript = full_transcript(game, episode)
+    assert transcript["header"]["level"] == {"turns": 3}
+    # Any instance re-creates it, even one without the settings.
+    assert len(recheck_transcript(HiddenDeckGame(), transcript).actions) == 3

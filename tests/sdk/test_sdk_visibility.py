@@ -356,3 +356,8 @@ def test_revelation_names_who_learns():
         create_information_revelation(
             what="card", identity="r1", step=1, from_visibility=Seats([0]), to_visibility=Hidden()
         )
+
+
+def test_revelations_must_be_standard_records():
+    with pytest.raises(ValueError, match="needs to.visibility; make records with"):
+        derive_seat_view({"revelations": [{"kind": "revelation", "identity": "r1"}]}, {}, 0)

@@ -211,7 +211,8 @@ def fov_predicate(
 ) -> Callable[[Hashable, str], bool]:
     """A `cell_visible(seat, cell)` for `BoardVisibilityPolicy`: a seat sees the union of
     the fields of its viewpoints (its units, its stones...). A seat with no
-    viewpoints sees nothing."""
+    viewpoints sees nothing. Each seat's field is computed once and kept, so build
+    a new predicate for every state (viewpoints and walls move)."""
     walls = frozenset(grid.name(c) for c in opaque)
 
     def points(seat: Hashable) -> Iterable[CellLike]:

@@ -33,7 +33,7 @@ the outcome, raising `TranscriptMismatch` at the first difference.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from ..errors import CoworldError
@@ -61,10 +61,20 @@ def _header(reducer: Any, episode: Episode, visibility: str, seed: bool) -> dict
     game = getattr(reducer, "id", None)
     if isinstance(game, str):
         header["game"] = game
-    header["level"] = episode.level
+    header["level"] = recorded_level(reducer, episode.level)
     if seed:
         header["seed"] = recorded_seed(episode)
     return header
+
+
+def recorded_level(reducer: Any, level: Any) -> Any:
+    """The level that re-creates the episode with any instance of the reducer: a reducer
+    built with settings (coworld's `game({"game": id, ...settings})`) merges them into
+    every level, so they are written out."""
+    settings = getattr(reducer, "settings", None)
+    if isinstance(settings, Mapping) and settings and (level is None or isinstance(level, Mapping)):
+        return {**settings, **(level or {})}
+    return level
 
 
 def recorded_seed(episode: Episode) -> int:

@@ -218,7 +218,13 @@ def redact_board(cells: Mapping[str, Any], policy: BoardVisibilityPolicy, seat: 
 
 def redact_revelation(record: Mapping[str, Any], seat: Seat) -> dict:
     """A revelation record as `seat` sees it: whole if revealed to it, else without identity."""
-    target = visibility_from_json(record["to"]["visibility"])
+    try:
+        target = visibility_from_json(record["to"]["visibility"])
+    except (KeyError, TypeError) as missing:
+        raise ValueError(
+            "a revelation record needs to.visibility; make records with "
+            f"create_information_revelation (got {record!r:.120})"
+        ) from missing
     kept = copy.deepcopy(dict(record))
     if not target.admits(seat):
         kept.pop("identity", None)

@@ -119,7 +119,7 @@ class AgentEnvironment:
             if k in self._observed:
                 record["observation"] = self._observed[k]
             steps.append(record)
-        return {"header": header, "steps": steps, "outcome": self.outcome}
+        return copy.deepcopy({"header": header, "steps": steps, "outcome": self.outcome})
 
     # -- internals -------------------------------------------------------------------
 

@@ -1,16 +1,24 @@
-"""RFC-003 contract: the reducer protocol every game implements."""
+"""RFC-003 contract: the reducer protocol every game implements.
+
+Seats are any hashable, JSON-serialisable value: coworld's games number them
+0..n-1; RFC-003 writes them as strings. The SDK compares seats by equality only.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+#: A seat id (coworld: an int 0..n-1).
+Seat = Hashable
 
 
 @dataclass(frozen=True)
 class SubmittedAction:
     """An action as a seat submitted it (RFC-003 `SubmittedAction`)."""
 
-    seat: int
+    seat: Seat
     action: Any
 
 
@@ -19,7 +27,7 @@ class TurnView(Protocol):
     """What a view exposes about turn order (RFC-001 `TurnView.activeSeat`)."""
 
     @property
-    def active_seat(self) -> int | None: ...
+    def active_seat(self) -> Seat | None: ...
 
 
 @runtime_checkable
@@ -44,7 +52,7 @@ def defines_view_for(reducer: Any) -> bool:
     )
 
 
-def seat_view(reducer: Any, state: Any, seat: int) -> Any:
+def seat_view(reducer: Any, state: Any, seat: Seat) -> Any:
     """`view_for(state, seat)` when the reducer defines it, else `view(state)`."""
     if defines_view_for(reducer):
         return reducer.view_for(state, seat)

@@ -26,33 +26,55 @@ def raw(game: str, policies: list[str], per_pairing: int, threads: int, pairings
 
 def league(game: str, policies: list[str], per_pairing: int, threads: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
-        config = parse_league({"name": "bench", "games": [game], "policies": policies,
-                               "episodes": per_pairing, "threads": threads, "replays": 0,
-                               "out": str(Path(tmp) / "out")})
+        config = parse_league(
+            {
+                "name": "bench",
+                "games": [game],
+                "policies": policies,
+                "episodes": per_pairing,
+                "threads": threads,
+                "replays": 0,
+                "out": str(Path(tmp) / "out"),
+            }
+        )
         started = time.perf_counter()
         LeagueRun(config, progress=False).run()
         return time.perf_counter() - started
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--episodes", type=int, default=100_000)
     ap.add_argument("--game", default="connect-four")
     ap.add_argument("--policies", nargs="+", default=["tactician", "random"])
     args = ap.parse_args()
-    config = parse_league({"name": "bench", "games": [args.game], "policies": args.policies,
-                           "episodes": 1, "replays": 0})
+    config = parse_league(
+        {
+            "name": "bench",
+            "games": [args.game],
+            "policies": args.policies,
+            "episodes": 1,
+            "replays": 0,
+        }
+    )
     pairings = build_schedule(config)
     per_pairing = args.episodes // len(pairings)
     total = per_pairing * len(pairings)
-    print(f"{args.game}, {' vs '.join(args.policies)}: {total:,} episodes in {len(pairings)} pairings")
+    print(
+        f"{args.game}, {' vs '.join(args.policies)}: {total:,} episodes in {len(pairings)} pairings"
+    )
     rates = {}
     for threads in (1, 2):
         r = raw(args.game, args.policies, per_pairing, threads, pairings)
         lg = league(args.game, args.policies, per_pairing, threads)
         rates[threads] = total / lg
-        print(f"{threads} core(s): raw simulator {total / r:,.0f} ep/s, league {total / lg:,.0f} ep/s "
-              f"({total / lg / threads:,.0f} ep/s per core); league overhead {100 * (lg / r - 1):+.1f}%")
+        print(
+            f"{threads} core(s): raw simulator {total / r:,.0f} ep/s, "
+            f"league {total / lg:,.0f} ep/s ({total / lg / threads:,.0f} ep/s per core); "
+            f"league overhead {100 * (lg / r - 1):+.1f}%"
+        )
     print(f"scaling 1 -> 2 cores: x{rates[2] / rates[1]:.2f}")
 
 

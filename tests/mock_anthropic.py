@@ -66,22 +66,38 @@ class MockAnthropic:
                     action = ("text", action[2])
                 if action[0] == "status":
                     code = action[1]
-                    payload = {"type": "error", "error": {"type": ERROR_TYPES.get(code, "api_error"),
-                                                          "message": f"scripted {code}"}}
+                    payload = {
+                        "type": "error",
+                        "error": {
+                            "type": ERROR_TYPES.get(code, "api_error"),
+                            "message": f"scripted {code}",
+                        },
+                    }
                     self._send(code, payload, {"retry-after": "0"})
                     return
                 text = action[1]
-                self._send(200, {
-                    "id": f"msg_{n:04d}", "type": "message", "role": "assistant",
-                    "model": body.get("model", "claude-test"),
-                    "content": [{"type": "text", "text": text}],
-                    "stop_reason": "end_turn", "stop_sequence": None,
-                    "usage": {"input_tokens": 100 + n, "output_tokens": 20,
-                              "cache_creation_input_tokens": 50 if n == 0 else 0,
-                              "cache_read_input_tokens": 0 if n == 0 else 50},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"msg_{n:04d}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": body.get("model", "claude-test"),
+                        "content": [{"type": "text", "text": text}],
+                        "stop_reason": "end_turn",
+                        "stop_sequence": None,
+                        "usage": {
+                            "input_tokens": 100 + n,
+                            "output_tokens": 20,
+                            "cache_creation_input_tokens": 50 if n == 0 else 0,
+                            "cache_read_input_tokens": 0 if n == 0 else 50,
+                        },
+                    },
+                )
 
-            def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(code)

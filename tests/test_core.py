@@ -15,8 +15,16 @@ from coworld import _core
 
 def test_games_lists_every_canonical_id():
     assert coworld.GAMES == (
-        "phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5",
-        "connect-four", "breakthrough", "hex", "quoridor", "rotate", "hanabi",
+        "phantom-ttt-3",
+        "dark-hex-4",
+        "dark-hex-5",
+        "recon-hex-5",
+        "connect-four",
+        "breakthrough",
+        "hex",
+        "quoridor",
+        "rotate",
+        "hanabi",
     )
 
 
@@ -124,7 +132,8 @@ def test_aliases_are_anonymous_and_seeded():
 
 
 def test_cli_help_explains_itself():
-    out = subprocess.run([sys.executable, "-m", "coworld.cli", "--help"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "coworld.cli", "--help"], capture_output=True, text=True, check=True
+    ).stdout
     for word in ("simulate", "games", "demo", "connect-four"):
         assert word in out

@@ -18,7 +18,9 @@ from coworld.seats.policy import ClaudePolicy
 from .mock_anthropic import MockAnthropic, user_text
 
 SECRET_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
-POLICY = ClaudePolicy(name="house-prompt", prompt="Win. Keep a map in your notes.", model="claude-test")
+POLICY = ClaudePolicy(
+    name="house-prompt", prompt="Win. Keep a map in your notes.", model="claude-test"
+)
 
 # One representative game per family; every id is covered by test_every_game_completes.
 FAMILY_GAMES = ["connect-four", "dark-hex-4", "hanabi"]
@@ -31,12 +33,23 @@ def credentials(monkeypatch):
 
 def seats_for(game_id: str, claude_seats: set[int]) -> list:
     n = coworld.game(game_id).init(seed=1).num_seats
-    fallback = coworld.games.family_module(coworld.game(game_id).init(seed=1).resolved_game).FALLBACK
+    fallback = coworld.games.family_module(
+        coworld.game(game_id).init(seed=1).resolved_game
+    ).FALLBACK
     return [POLICY if s in claude_seats else fallback for s in range(n)]
 
 
-def run(game_id, script, tmp_path, *, claude_seats=frozenset({0}), seed=3, clock=None,
-        max_retries=0, **kwargs):
+def run(
+    game_id,
+    script,
+    tmp_path,
+    *,
+    claude_seats=frozenset({0}),
+    seed=3,
+    clock=None,
+    max_retries=0,
+    **kwargs,
+):
     """Play one episode against the mock; returns (episode, results, mock)."""
     holder: dict = {}
 
@@ -47,10 +60,18 @@ def run(game_id, script, tmp_path, *, claude_seats=frozenset({0}), seed=3, clock
         clock = clock or Clock(llm_timeout_seconds=5.0)
 
         async def go():
-            client = ClaudeClient(timeout=clock.llm_timeout_seconds, max_retries=max_retries,
-                                  base_url=mock.base_url)
-            episode = Episode(game_id, seats_for(game_id, set(claude_seats)), seed=seed,
-                              clock=clock, out=tmp_path / "episode.jsonl", client=client, **kwargs)
+            client = ClaudeClient(
+                timeout=clock.llm_timeout_seconds, max_retries=max_retries, base_url=mock.base_url
+            )
+            episode = Episode(
+                game_id,
+                seats_for(game_id, set(claude_seats)),
+                seed=seed,
+                clock=clock,
+                out=tmp_path / "episode.jsonl",
+                client=client,
+                **kwargs,
+            )
             holder["episode"] = episode
             try:
                 return episode, await episode.run()
@@ -169,8 +190,9 @@ def test_transient_rate_limit_is_absorbed_by_the_client_backoff(tmp_path):
 
 
 def test_deadline_guard_settles_before_a_ply_starts(tmp_path):
-    clock = Clock(play_budget_seconds=0.35, llm_timeout_seconds=1.0, worst_ply_seconds=0.2,
-                  pace_seconds=0.05)
+    clock = Clock(
+        play_budget_seconds=0.35, llm_timeout_seconds=1.0, worst_ply_seconds=0.2, pace_seconds=0.05
+    )
     episode, results, _ = run("connect-four", good, tmp_path, clock=clock)
     assert results["reason"] == "deadline" and results["ending"] == "wall-clock"
     kinds = [e["type"] for e in episode.events]
@@ -190,8 +212,17 @@ def test_say_notes_seed_and_policy_names_never_reach_another_seat(game_id, tmp_p
         seat = episode.state.active_seat
         asked.append(seat)
         move = episode.state.legal_moves()[0]
-        return ("text", json.dumps({"move": move, "say": f"SAY-OF-SEAT-{seat}",
-                                    "notes": f"NOTE-OF-SEAT-{seat}", "banner": f"BANNER-{seat}"}))
+        return (
+            "text",
+            json.dumps(
+                {
+                    "move": move,
+                    "say": f"SAY-OF-SEAT-{seat}",
+                    "notes": f"NOTE-OF-SEAT-{seat}",
+                    "banner": f"BANNER-{seat}",
+                }
+            ),
+        )
 
     n = coworld.game(game_id).init(seed=1).num_seats
     seed = 987654321
@@ -282,8 +313,9 @@ def test_a_killed_run_leaves_a_valid_prefix(tmp_path):
 @pytest.mark.parametrize("game_id", coworld.GAMES)
 def test_every_game_completes_with_scripted_seats_and_rechecks(game_id, tmp_path):
     n = coworld.game(game_id).init(seed=1).num_seats
-    episode = Episode(game_id, seats_for(game_id, set()), seed=11, out=tmp_path / "s.jsonl",
-                      seat_transcripts=True)
+    episode = Episode(
+        game_id, seats_for(game_id, set()), seed=11, out=tmp_path / "s.jsonl", seat_transcripts=True
+    )
     results = asyncio.run(episode.run())
     assert results["reason"] == "complete"
     assert recheck(tmp_path / "s.jsonl") == results
@@ -302,7 +334,9 @@ def test_unknown_policy_is_a_config_error_naming_the_choices():
 def test_policy_files_in_toml_and_markdown(tmp_path: Path):
     from coworld.seats.policy import load_policy
 
-    (tmp_path / "a.toml").write_text('name = "alpha"\nmodel = "claude-haiku-4-5"\nprompt = "Play well."\n')
+    (tmp_path / "a.toml").write_text(
+        'name = "alpha"\nmodel = "claude-haiku-4-5"\nprompt = "Play well."\n'
+    )
     (tmp_path / "b.md").write_text("---\nname: beta\ntemperature: 0.3\n---\nBe bold.\n")
     (tmp_path / "c.md").write_text("+++\nname = 'gamma'\nmax_tokens = 300\n+++\nBe careful.\n")
     a, b, c = (load_policy(str(tmp_path / f)) for f in ("a.toml", "b.md", "c.md"))

@@ -25,12 +25,21 @@ from coworld.league.storage import EpisodeRow
 
 
 def league(tmp_path: Path, **fields) -> coworld.league.LeagueConfig:
-    raw = {"name": "t", "games": ["connect-four"], "policies": ["tactician", "random"],
-           "episodes": 40, "seed": 3, "replays": 0, "out": str(tmp_path / "out"), **fields}
+    raw = {
+        "name": "t",
+        "games": ["connect-four"],
+        "policies": ["tactician", "random"],
+        "episodes": 40,
+        "seed": 3,
+        "replays": 0,
+        "out": str(tmp_path / "out"),
+        **fields,
+    }
     return parse_league(raw, base_dir=tmp_path)
 
 
 # ---- schedules --------------------------------------------------------------
+
 
 def test_round_robin_seats_each_policy_in_both_slots_with_the_same_seeds(tmp_path):
     sched = build_schedule(league(tmp_path, policies=["tactician", "random"]))
@@ -41,7 +50,9 @@ def test_round_robin_seats_each_policy_in_both_slots_with_the_same_seeds(tmp_pat
 
 
 def test_every_ordered_pair_of_three_policies(tmp_path):
-    sched = build_schedule(league(tmp_path, games=["dark-hex-4"], policies=["probe", "sweep", "random"]))
+    sched = build_schedule(
+        league(tmp_path, games=["dark-hex-4"], policies=["probe", "sweep", "random"])
+    )
     assert len(sched) == 6 and len({p.seats for p in sched}) == 6
     assert all(p.seats[0] != p.seats[1] for p in sched)
 
@@ -55,11 +66,21 @@ def test_hanabi_has_self_play_and_mixed_tables(tmp_path):
 
 
 def test_baselines_are_fielded_only_where_the_game_has_them(tmp_path):
-    sched = build_schedule(league(tmp_path, games=["connect-four", "dark-hex-4"],
-                                  policies=["tactician", "probe", "random"]))
+    sched = build_schedule(
+        league(
+            tmp_path,
+            games=["connect-four", "dark-hex-4"],
+            policies=["tactician", "probe", "random"],
+        )
+    )
     assert {p.seats for p in sched if p.game == "connect-four"} == {
-        ("tactician", "random"), ("random", "tactician")}
-    assert {p.seats for p in sched if p.game == "dark-hex-4"} == {("probe", "random"), ("random", "probe")}
+        ("tactician", "random"),
+        ("random", "tactician"),
+    }
+    assert {p.seats for p in sched if p.game == "dark-hex-4"} == {
+        ("probe", "random"),
+        ("random", "probe"),
+    }
 
 
 def test_missing_ranges_chunks_the_gaps():
@@ -69,10 +90,18 @@ def test_missing_ranges_chunks_the_gaps():
 
 # ---- ranking maths ----------------------------------------------------------
 
+
 def test_t_quantiles_match_tables():
     # Standard two-sided 95% critical values (Student's t tables).
-    for dof, table in [(1, 12.7062), (2, 4.3027), (3, 3.1824), (5, 2.5706), (10, 2.2281),
-                       (30, 2.0423), (1000, 1.9623)]:
+    for dof, table in [
+        (1, 12.7062),
+        (2, 4.3027),
+        (3, 3.1824),
+        (5, 2.5706),
+        (10, 2.2281),
+        (30, 2.0423),
+        (1000, 1.9623),
+    ]:
         assert t_quantile(0.975, dof) == pytest.approx(table, abs=5e-3)
 
 
@@ -87,16 +116,29 @@ def test_summary_against_hand_computed_values():
 
 
 def row(game, seats, score, idx=0):
-    return EpisodeRow(pairing="/".join(seats), idx=idx, game=game, played=game, seed=idx + 1,
-                      seats=tuple(seats), score=tuple(score), reason="complete", ending="line", plies=9)
+    return EpisodeRow(
+        pairing="/".join(seats),
+        idx=idx,
+        game=game,
+        played=game,
+        seed=idx + 1,
+        seats=tuple(seats),
+        score=tuple(score),
+        reason="complete",
+        ending="line",
+        plies=9,
+    )
 
 
 def test_standings_per_game_overall_and_hanabi_samples():
-    rows = [row("hex", ["a", "b"], [1, -1], 0), row("hex", ["b", "a"], [1, -1], 1),
-            row("hex", ["a", "b"], [1, -1], 2),
-            # a Hanabi table counts once per episode for each policy at it
-            row("hanabi", ["a", "a", "b", "b"], [20, 20, 20, 20], 0),
-            row("hanabi", ["a", "a", "b", "b"], [10, 10, 10, 10], 1)]
+    rows = [
+        row("hex", ["a", "b"], [1, -1], 0),
+        row("hex", ["b", "a"], [1, -1], 1),
+        row("hex", ["a", "b"], [1, -1], 2),
+        # a Hanabi table counts once per episode for each policy at it
+        row("hanabi", ["a", "a", "b", "b"], [20, 20, 20, 20], 0),
+        row("hanabi", ["a", "a", "b", "b"], [10, 10, 10, 10], 1),
+    ]
     table = {(s.policy, s.game): s for s in standings(rows)}
     assert table[("a", "hex")].n == 3 and table[("a", "hex")].mean == pytest.approx(1 / 3)
     assert table[("b", "hex")].mean == pytest.approx(-1 / 3)
@@ -118,18 +160,33 @@ def test_compare_flags_only_significant_drops():
 
 def test_compare_cli_exit_codes(tmp_path):
     def doc(mean):
-        return {"league": "x", "standings": [{"policy": "p", "game": "hex", "n": 500, "mean": mean,
-                                              "lo": mean - 0.05, "hi": mean + 0.05, "sd": 0.6,
-                                              "se": 0.025}]}
+        return {
+            "league": "x",
+            "standings": [
+                {
+                    "policy": "p",
+                    "game": "hex",
+                    "n": 500,
+                    "mean": mean,
+                    "lo": mean - 0.05,
+                    "hi": mean + 0.05,
+                    "sd": 0.6,
+                    "se": 0.025,
+                }
+            ],
+        }
 
     (tmp_path / "base.json").write_text(json.dumps(doc(0.4)))
     (tmp_path / "same.json").write_text(json.dumps(doc(0.38)))
     (tmp_path / "worse.json").write_text(json.dumps(doc(0.2)))
     assert cli(["league", "compare", str(tmp_path / "base.json"), str(tmp_path / "same.json")]) == 0
-    assert cli(["league", "compare", str(tmp_path / "base.json"), str(tmp_path / "worse.json")]) == 1
+    assert (
+        cli(["league", "compare", str(tmp_path / "base.json"), str(tmp_path / "worse.json")]) == 1
+    )
 
 
 # ---- running, storage, resume -----------------------------------------------
+
 
 def test_a_league_runs_stores_and_exports(tmp_path):
     report = LeagueRun(league(tmp_path, episodes=300), progress=False).run()
@@ -145,8 +202,11 @@ def test_a_league_runs_stores_and_exports(tmp_path):
 
 def test_league_rows_match_the_batch_simulator(tmp_path):
     LeagueRun(league(tmp_path, episodes=50), progress=False).run()
-    rows = [r for r in LeagueDB(tmp_path / "out" / "league.db").episodes("t")
-            if r.seats == ("tactician", "random")]
+    rows = [
+        r
+        for r in LeagueDB(tmp_path / "out" / "league.db").episodes("t")
+        if r.seats == ("tactician", "random")
+    ]
     base = build_schedule(league(tmp_path))[0].base_seed
     sim = coworld.simulate("connect-four", ["tactician", "random"], 50, seed=base)
     assert [r.score[0] for r in sorted(rows, key=lambda r: r.idx)] == list(sim.score[:, 0])
@@ -179,10 +239,16 @@ def test_resume_after_a_crash_loses_nothing_and_duplicates_nothing(tmp_path, mon
 def test_kill_minus_nine_mid_league_then_resume(tmp_path):
     (tmp_path / "l.toml").write_text(
         'name = "k"\ngames = ["connect-four"]\npolicies = ["tactician", "random"]\n'
-        'episodes = 60000\nseed = 9\nreplays = 0\nthreads = 1\nout = "out"\n')
+        'episodes = 60000\nseed = 9\nreplays = 0\nthreads = 1\nout = "out"\n'
+    )
     env = {**os.environ, "COWORLD_LEAGUE_CHUNK": "500"}
-    proc = subprocess.Popen([sys.executable, "-m", "coworld.cli", "league", "run", "l.toml"],
-                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coworld.cli", "league", "run", "l.toml"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     db_path = tmp_path / "out" / "league.db"
     deadline = time.monotonic() + 60
     count = 0
@@ -190,7 +256,9 @@ def test_kill_minus_nine_mid_league_then_resume(tmp_path):
         time.sleep(0.05)
         if db_path.exists():
             try:
-                count = sqlite3.connect(db_path).execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+                count = (
+                    sqlite3.connect(db_path).execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+                )
             except sqlite3.OperationalError:
                 count = 0
     os.kill(proc.pid, signal.SIGKILL)
@@ -210,23 +278,29 @@ def test_rerunning_with_a_changed_prompt_is_refused(tmp_path):
     LeagueRun(config, progress=False).run()
     (tmp_path / "p.md").write_text("---\nname: house\n---\nPlay slow.\n")
     with pytest.raises(coworld.ConfigError, match="changed since"):
-        LeagueRun(league(tmp_path, policies=["tactician", "p.md"], episodes=1), progress=False).run()
+        LeagueRun(
+            league(tmp_path, policies=["tactician", "p.md"], episodes=1), progress=False
+        ).run()
 
 
 # ---- bad league files -------------------------------------------------------
 
-@pytest.mark.parametrize("fields, field", [
-    ({"games": ["chess"]}, "games"),
-    ({"policies": ["tactician", "grandmaster"]}, "policies"),
-    ({"policies": ["tactician", "missing.md"]}, "policies"),
-    ({"episodes": 0}, "episodes"),
-    ({"episodes": "many"}, "episodes"),
-    ({"concurrency": -1}, "concurrency"),
-    ({"budget": {"max_cost_usd": "lots"}}, "budget.max_cost_usd"),
-    ({"budget": {"max_dollars": 3}}, "budget.max_dollars"),
-    ({"hanabi": {"seats": 6}}, "hanabi.seats"),
-    ({"colour": "red"}, "colour"),
-])
+
+@pytest.mark.parametrize(
+    "fields, field",
+    [
+        ({"games": ["chess"]}, "games"),
+        ({"policies": ["tactician", "grandmaster"]}, "policies"),
+        ({"policies": ["tactician", "missing.md"]}, "policies"),
+        ({"episodes": 0}, "episodes"),
+        ({"episodes": "many"}, "episodes"),
+        ({"concurrency": -1}, "concurrency"),
+        ({"budget": {"max_cost_usd": "lots"}}, "budget.max_cost_usd"),
+        ({"budget": {"max_dollars": 3}}, "budget.max_dollars"),
+        ({"hanabi": {"seats": 6}}, "hanabi.seats"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
 def test_bad_league_files_name_the_field(tmp_path, fields, field):
     with pytest.raises(coworld.ConfigError) as err:
         config = league(tmp_path, **fields)
@@ -244,6 +318,7 @@ def test_missing_league_file_and_bad_toml(tmp_path):
 
 # ---- the Ray backend ---------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def ray_cluster(tmp_path_factory):
     ray = pytest.importorskip("ray")
@@ -255,13 +330,21 @@ def ray_cluster(tmp_path_factory):
 
 def test_ray_backend_gives_the_local_standings(tmp_path, ray_cluster):
     games = ["connect-four", "rotate"]
-    local = LeagueRun(league(tmp_path / "local", games=games, episodes=300), progress=False,
-                      chunk=100).run()
-    remote = LeagueRun(league(tmp_path / "ray", games=games, episodes=300), backend="ray",
-                       progress=False, chunk=100).run()
+    local = LeagueRun(
+        league(tmp_path / "local", games=games, episodes=300), progress=False, chunk=100
+    ).run()
+    remote = LeagueRun(
+        league(tmp_path / "ray", games=games, episodes=300),
+        backend="ray",
+        progress=False,
+        chunk=100,
+    ).run()
     assert remote.episodes == local.episodes == 1200
     a = LeagueDB(local.database).episodes("t")
     b = LeagueDB(remote.database).episodes("t")
-    strip = lambda rows: sorted((r.pairing, r.idx, r.seed, r.score, r.ending, r.plies) for r in rows)  # noqa: E731
+
+    def strip(rows):
+        return sorted((r.pairing, r.idx, r.seed, r.score, r.ending, r.plies) for r in rows)
+
     assert strip(a) == strip(b)
     assert standings(a) == standings(b)

@@ -50,14 +50,17 @@ def replays(tmp_path_factory) -> Path:
 
 # ---- server -----------------------------------------------------------------
 
+
 def test_replay_api_serves_files_under_the_root(replays):
     client = TestClient(create_app(replays))
     got = client.get("/api/replay", params={"path": "hex.jsonl"}).json()
     assert got == events(replays / "hex.jsonl")
 
 
-@pytest.mark.parametrize("evil", ["../secret.txt", "/etc/passwd", "..%2Fsecret.txt", "nope.jsonl",
-                                  "sub/../../secret.txt", ""])
+@pytest.mark.parametrize(
+    "evil",
+    ["../secret.txt", "/etc/passwd", "..%2Fsecret.txt", "nope.jsonl", "sub/../../secret.txt", ""],
+)
 def test_path_traversal_is_refused_with_404(replays, evil):
     client = TestClient(create_app(replays))
     assert client.get("/api/replay", params={"path": evil}).status_code == 404
@@ -95,8 +98,9 @@ def test_live_stream_delivers_events_while_the_episode_runs(tmp_path):
 
         runner.start()
         seen, finished_while_streaming = [], False
-        with httpx.stream("GET", f"{server.url}/api/stream", params={"path": "live.jsonl"},
-                          timeout=30) as response:
+        with httpx.stream(
+            "GET", f"{server.url}/api/stream", params={"path": "live.jsonl"}, timeout=30
+        ) as response:
             for line in response.iter_lines():
                 if line.startswith("data: ") and line != "data: {}":
                     seen.append(json.loads(line[6:]))
@@ -111,9 +115,16 @@ def test_live_stream_delivers_events_while_the_episode_runs(tmp_path):
 def test_league_api_lists_and_filters_episodes(tmp_path):
     from coworld.league import LeagueRun, parse_league
 
-    config = parse_league({"name": "v", "games": ["connect-four", "hex"], "episodes": 20,
-                           "policies": ["tactician", "random"], "replays": 2,
-                           "out": str(tmp_path / "lg")})
+    config = parse_league(
+        {
+            "name": "v",
+            "games": ["connect-four", "hex"],
+            "episodes": 20,
+            "policies": ["tactician", "random"],
+            "replays": 2,
+            "out": str(tmp_path / "lg"),
+        }
+    )
     LeagueRun(config, progress=False).run()
     client = TestClient(create_app(tmp_path / "lg"))
     league = client.get("/api/league").json()
@@ -121,7 +132,10 @@ def test_league_api_lists_and_filters_episodes(tmp_path):
     assert {s["game"] for s in league["standings"]} == {"overall", "connect-four", "hex"}
     listed = client.get("/api/episodes", params={"game": "hex"}).json()
     assert listed["total"] == 4 and all(e["game"] == "hex" for e in listed["episodes"])
-    assert client.get("/api/replay", params={"path": listed["episodes"][0]["replay"]}).status_code == 200
+    assert (
+        client.get("/api/replay", params={"path": listed["episodes"][0]["replay"]}).status_code
+        == 200
+    )
     assert client.get("/files/standings.png").status_code == 200
 
 
@@ -134,8 +148,13 @@ def test_nothing_served_contains_an_api_key(replays, monkeypatch):
 
 # ---- the browser ------------------------------------------------------------
 
+
 def chromium_path() -> str | None:
-    return os.environ.get("COWORLD_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    return (
+        os.environ.get("COWORLD_CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +189,9 @@ def count_of(game: str, view: dict) -> int:
 
 
 @pytest.mark.parametrize("game", list(FAMILY_REPLAYS))
-def test_a_person_sees_the_position_feed_scorebug_and_endcard(game, browser, server, replays, tmp_path):
+def test_a_person_sees_the_position_feed_scorebug_and_endcard(
+    game, browser, server, replays, tmp_path
+):
     evs = events(replays / f"{game}.jsonl")
     plies = [e for e in evs if e["type"] == "ply"]
     results = evs[-1]["results"]
@@ -183,8 +204,12 @@ def test_a_person_sees_the_position_feed_scorebug_and_endcard(game, browser, ser
     assert page.inner_text("#feed div.current").startswith(f"{k}. {plies[k - 1]['feed']}")
     bug = page.inner_text("#scorebug")
     if game == "hanabi":
-        for text in (f"score {view['score']}", f"fuses {view['fuses']}", f"deck {view['deckCount']}",
-                     f"hint tokens {view['hintTokens']}"):
+        for text in (
+            f"score {view['score']}",
+            f"fuses {view['fuses']}",
+            f"deck {view['deckCount']}",
+            f"hint tokens {view['hintTokens']}",
+        ):
             assert text in bug
     elif "standing" in view:
         assert f"red standing {view['standing'][0]}" in bug
@@ -226,15 +251,18 @@ def test_fog_toggle_shows_a_seats_knowledge(browser, server, replays):
     for seat in (0, 1):
         page.click(f"#fog-toggle button[data-perspective='{seat}']")
         own = sum(1 for s in view["stones"].values() if s == seat)
-        assert page.get_attribute("#stone-count", "data-count") == str(own + len(view["knowledge"][seat]["proven"]))
+        assert page.get_attribute("#stone-count", "data-count") == str(
+            own + len(view["knowledge"][seat]["proven"])
+        )
     page.close()
 
 
 def test_live_page_follows_a_running_episode(browser, tmp_path):
     out = tmp_path / "live.jsonl"
     out.write_text("")
-    episode = Episode("connect-four", ["tactician", "random"], seed=3,
-                      clock=Clock(pace_seconds=0.15), out=out)
+    episode = Episode(
+        "connect-four", ["tactician", "random"], seed=3, clock=Clock(pace_seconds=0.15), out=out
+    )
     with ViewerServer(tmp_path) as s:
         page = browser.new_page()
         page.goto(f"{s.url}/episode?path=live.jsonl&live=1")

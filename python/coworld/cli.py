@@ -48,12 +48,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the built-in defaults: the demo league."""
+    import tomllib
     from importlib.resources import files
     from pathlib import Path
 
-    import tomllib
-
-    from .league import LeagueRun, parse_league
+    from .league import parse_league
 
     raw = tomllib.loads(files("coworld.league").joinpath("demo.toml").read_text())
     if args.episodes:
@@ -68,15 +67,21 @@ def _run_league(config, *, backend: str, address: str | None, fresh: bool) -> in
     from .seats.policy import ClaudePolicy
 
     if any(isinstance(p, ClaudePolicy) for p in config.policies) and not has_credentials():
-        console.print("[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by each "
-                      "family's fallback baseline and recorded as origin 'fallback'.[/]")
+        console.print(
+            "[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by each "
+            "family's fallback baseline and recorded as origin 'fallback'.[/]"
+        )
     report = LeagueRun(config, backend=backend, address=address, fresh=fresh).run()
     _print_standings(config.database, config.name)
     if report.budget_stopped:
-        console.print("[yellow]budget reached: the league stopped cleanly; rerun the same "
-                      "command after raising [budget] to continue.[/]")
-    console.print(f"{report.played_now} episodes played now, {report.episodes} in the league, "
-                  f"{report.seconds:.1f} s")
+        console.print(
+            "[yellow]budget reached: the league stopped cleanly; rerun the same "
+            "command after raising [budget] to continue.[/]"
+        )
+    console.print(
+        f"{report.played_now} episodes played now, {report.episodes} in the league, "
+        f"{report.seconds:.1f} s"
+    )
     for kind, path in report.exports.items():
         console.print(f"{kind:>4}: {path}")
     console.print(f"database: {report.database}")
@@ -99,8 +104,13 @@ def _print_standings(database, league: str | None = None) -> None:
     finally:
         db.close()
     table = Table(title=f"league {league}: mean episode score, 95% CI ({len(rows)} episodes)")
-    for col, justify in (("game", "left"), ("policy", "left"), ("n", "right"), ("mean", "right"),
-                         ("95% CI", "right")):
+    for col, justify in (
+        ("game", "left"),
+        ("policy", "left"),
+        ("n", "right"),
+        ("mean", "right"),
+        ("95% CI", "right"),
+    ):
         table.add_column(col, justify=justify)
     last = None
     for s in standings(rows):
@@ -113,14 +123,33 @@ def _print_standings(database, league: str | None = None) -> None:
     rel = {p: r for p, r in reliability(rows).items() if r["decisions"]}
     if rel:
         t = Table(title="reliability (Claude seats)")
-        for col in ("policy", "decisions", "retries", "fallbacks", "unparseable", "illegal",
-                    "timeout", "api-error", "no-credentials", "tokens", "cost $"):
+        for col in (
+            "policy",
+            "decisions",
+            "retries",
+            "fallbacks",
+            "unparseable",
+            "illegal",
+            "timeout",
+            "api-error",
+            "no-credentials",
+            "tokens",
+            "cost $",
+        ):
             t.add_column(col, justify="right" if col != "policy" else "left")
         for p, r in rel.items():
-            t.add_row(p, str(r["decisions"]), str(r["retries"]), str(r["fallbacks"]),
-                      *(f"{r['fallback_rate:' + c]:.1%}" for c in
-                        ("unparseable", "illegal", "timeout", "api-error", "no-credentials")),
-                      f"{r['tokens']:,}", f"{r['cost_usd']:.2f}")
+            t.add_row(
+                p,
+                str(r["decisions"]),
+                str(r["retries"]),
+                str(r["fallbacks"]),
+                *(
+                    f"{r['fallback_rate:' + c]:.1%}"
+                    for c in ("unparseable", "illegal", "timeout", "api-error", "no-credentials")
+                ),
+                f"{r['tokens']:,}",
+                f"{r['cost_usd']:.2f}",
+            )
         console.print(t)
 
 
@@ -147,13 +176,23 @@ def _cmd_league_compare(args: argparse.Namespace) -> int:
         table.add_column(col, justify="left" if col in ("game", "policy", "verdict") else "right")
     for d in diffs:
         verdict = "[red]WORSE[/]" if d.worse else ("better" if d.lo > 0 else "same")
-        table.add_row(d.game, d.policy, f"{d.baseline:+.3f}", f"{d.current:+.3f}", f"{d.diff:+.3f}",
-                      f"[{d.lo:+.3f}, {d.hi:+.3f}]", verdict)
+        table.add_row(
+            d.game,
+            d.policy,
+            f"{d.baseline:+.3f}",
+            f"{d.current:+.3f}",
+            f"{d.diff:+.3f}",
+            f"[{d.lo:+.3f}, {d.hi:+.3f}]",
+            verdict,
+        )
     console.print(table)
     worse = [d for d in diffs if d.worse]
     if worse:
-        console.print(f"[red]{len(worse)} significantly worse: "
-                      + ", ".join(f"{d.policy} on {d.game}" for d in worse) + "[/]")
+        console.print(
+            f"[red]{len(worse)} significantly worse: "
+            + ", ".join(f"{d.policy} on {d.game}" for d in worse)
+            + "[/]"
+        )
         return 1
     console.print("[green]no policy is significantly worse than its baseline[/]")
     return 0
@@ -165,24 +204,38 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .seats.policy import ClaudePolicy, load_policy
 
     policies = [load_policy(p) for p in args.seat]
-    clock = Clock(play_budget_seconds=args.budget, llm_timeout_seconds=args.timeout,
-                  pace_seconds=args.pace)
+    clock = Clock(
+        play_budget_seconds=args.budget, llm_timeout_seconds=args.timeout, pace_seconds=args.pace
+    )
     out = args.out or f"runs/episodes/{args.game}-{args.seed or 'drawn'}.jsonl"
 
     def show(event: dict) -> None:
         if event["type"] == "ply":
-            origin = "" if event["origin"] in ("scripted", "model") else f"  [{event['origin']}: {event['cause']}]"
+            origin = (
+                ""
+                if event["origin"] in ("scripted", "model")
+                else f"  [{event['origin']}: {event['cause']}]"
+            )
             say = f'  "{event["say"]}"' if event.get("say") else ""
             console.print(f"{event['ply'] + 1:>4}  {event['feed']}{origin}{say}")
         elif event["type"] == "deadline":
             console.print("[yellow]wall clock: the episode settles now[/]")
 
-    episode = Episode(args.game, policies, seed=args.seed, clock=clock, out=out,
-                      record_calls=not args.no_calls, seat_transcripts=args.transcripts,
-                      on_event=show)
+    episode = Episode(
+        args.game,
+        policies,
+        seed=args.seed,
+        clock=clock,
+        out=out,
+        record_calls=not args.no_calls,
+        seat_transcripts=args.transcripts,
+        on_event=show,
+    )
     if any(isinstance(p, ClaudePolicy) for p in policies) and not has_credentials():
-        console.print(f"[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by the "
-                      f"{episode.family.FALLBACK} baseline and recorded as origin 'fallback'.[/]")
+        console.print(
+            f"[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by the "
+            f"{episode.family.FALLBACK} baseline and recorded as origin 'fallback'.[/]"
+        )
     names = ", ".join(f"{a} ({p.name})" for a, p in zip(episode.aliases, policies, strict=True))
     console.print(f"[bold]{episode.state.resolved_game}[/] seed {episode.seed}: {names}")
     import asyncio
@@ -202,8 +255,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     who = "draw" if winner is None else f"{episode.aliases[winner]} wins"
     if episode.seats > 2:
         who = f"shared score {results['score'][0]}"
-    console.print(f"[bold]{who}[/]: {results['reason']} / {results['ending']} after "
-                  f"{results['plies']} plies; score {results['score']}")
+    console.print(
+        f"[bold]{who}[/]: {results['reason']} / {results['ending']} after "
+        f"{results['plies']} plies; score {results['score']}"
+    )
     console.print(f"replay: {out}   (check it: coworld recheck {out})")
     if viewer is not None:
         console.print("the viewer keeps serving the replay; Ctrl-C stops it")
@@ -220,8 +275,10 @@ def _cmd_recheck(args: argparse.Namespace) -> int:
     from .replay import recheck
 
     results = recheck(args.replay)
-    console.print(f"[green]ok[/]: {args.replay} re-derives from its seed; "
-                  f"{results['ending']}, score {results['score']}")
+    console.print(
+        f"[green]ok[/]: {args.replay} re-derives from its seed; "
+        f"{results['ending']}, score {results['score']}"
+    )
     return 0
 
 
@@ -234,8 +291,10 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
     target = Path(args.path)
     if not target.exists():
-        console.print(f"[red]error:[/] {target} does not exist; give a replay (.jsonl), a league "
-                      "directory or its league.db")
+        console.print(
+            f"[red]error:[/] {target} does not exist; give a replay (.jsonl), a league "
+            "directory or its league.db"
+        )
         return 2
     site = Site(target)
     url = f"http://{args.host}:{args.port}/"
@@ -267,7 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="run the built-in default league (every baseline, every game)")
     p.add_argument("--episodes", type=int, default=None, help="episodes per pairing (default 400)")
-    p.add_argument("--fresh", action="store_true", help="discard earlier results of the demo league")
+    p.add_argument(
+        "--fresh", action="store_true", help="discard earlier results of the demo league"
+    )
     p.set_defaults(run=_cmd_demo)
 
     league = sub.add_parser("league", help="run, read and compare leagues")
@@ -275,33 +336,49 @@ def build_parser() -> argparse.ArgumentParser:
     p = lsub.add_parser("run", help="run (or resume) a league file")
     p.add_argument("league", help="a league file (.toml); see README for the format")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
-    p.add_argument("--address", help="Ray cluster address (ray backend; default: start a local one)")
+    p.add_argument(
+        "--address", help="Ray cluster address (ray backend; default: start a local one)"
+    )
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this league")
     p.set_defaults(run=_cmd_league_run)
     p = lsub.add_parser("table", help="print standings from a league database")
     p.add_argument("database", help="league.db or the league's output directory")
     p.add_argument("--league", help="which league in the database (default: the latest)")
     p.set_defaults(run=_cmd_league_table)
-    p = lsub.add_parser("compare", help="regression gate: exit 1 if a policy got significantly worse")
+    p = lsub.add_parser(
+        "compare", help="regression gate: exit 1 if a policy got significantly worse"
+    )
     p.add_argument("baseline", help="league database/directory or exported standings.json")
     p.add_argument("current", help="league database/directory or exported standings.json")
     p.set_defaults(run=_cmd_league_compare)
 
     p = sub.add_parser("play", help="play one episode with a live feed and write its replay")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")
-    p.add_argument("-s", "--seat", action="append", required=True,
-                   help="a baseline name or a policy file (.toml/.md) per seat, in seat order")
+    p.add_argument(
+        "-s",
+        "--seat",
+        action="append",
+        required=True,
+        help="a baseline name or a policy file (.toml/.md) per seat, in seat order",
+    )
     p.add_argument("--seed", type=int, default=0, help="episode seed; 0 draws one (default)")
     p.add_argument("--out", help="replay path (default runs/episodes/GAME-SEED.jsonl)")
     p.add_argument("--budget", type=float, default=900.0, help="playBudgetSeconds (default 900)")
     p.add_argument("--timeout", type=float, default=60.0, help="llmTimeoutSeconds (default 60)")
     p.add_argument("--pace", type=float, default=0.0, help="paceSeconds between plies (default 0)")
-    p.add_argument("--no-calls", action="store_true",
-                   help="do not keep model prompts and raw replies beside the replay")
-    p.add_argument("--transcripts", action="store_true",
-                   help="also write each seat's public (redacted) transcript")
-    p.add_argument("--live", action="store_true",
-                   help="stream the episode to the browser viewer as it happens")
+    p.add_argument(
+        "--no-calls",
+        action="store_true",
+        help="do not keep model prompts and raw replies beside the replay",
+    )
+    p.add_argument(
+        "--transcripts",
+        action="store_true",
+        help="also write each seat's public (redacted) transcript",
+    )
+    p.add_argument(
+        "--live", action="store_true", help="stream the episode to the browser viewer as it happens"
+    )
     p.add_argument("--port", type=int, default=8765, help="viewer port with --live (default 8765)")
     p.set_defaults(run=_cmd_play)
 
@@ -317,9 +394,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="run scripted episodes in the Rust batch simulator")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")
-    p.add_argument("-p", "--policy", action="append", required=True,
-                   help="a baseline per seat, in seat order (repeat the flag)")
-    p.add_argument("-n", "--episodes", type=int, default=1000, help="episodes to play (default 1000)")
+    p.add_argument(
+        "-p",
+        "--policy",
+        action="append",
+        required=True,
+        help="a baseline per seat, in seat order (repeat the flag)",
+    )
+    p.add_argument(
+        "-n", "--episodes", type=int, default=1000, help="episodes to play (default 1000)"
+    )
     p.add_argument("--seed", type=int, default=0, help="base seed; 0 draws one (default)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: every core)")
     p.set_defaults(run=_cmd_simulate)

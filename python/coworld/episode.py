@@ -117,7 +117,8 @@ class Episode:
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
             raise ConfigError(
-                f"{self.state.resolved_game} takes {self.seats} seats; got {len(self.policies)} policies",
+                f"{self.state.resolved_game} takes {self.seats} seats; "
+                f"got {len(self.policies)} policies",
                 "seats",
             )
         names = self.state.policy_names
@@ -151,8 +152,14 @@ class Episode:
                 name = f"seat{seat}"
                 self._writers[name] = JsonLinesWriter(self.out.with_suffix(f".{name}.jsonl"))
                 self._writers[name].write(
-                    {"type": "header", "format": FORMAT_VERSION, "visibility": f"seat:{seat}",
-                     "game": self.state.resolved_game, "seat": seat, "alias": self.aliases[seat]}
+                    {
+                        "type": "header",
+                        "format": FORMAT_VERSION,
+                        "visibility": f"seat:{seat}",
+                        "game": self.state.resolved_game,
+                        "seat": seat,
+                        "alias": self.aliases[seat],
+                    }
                 )
 
     def _header(self) -> dict[str, Any]:
@@ -165,8 +172,12 @@ class Episode:
             "game": self.state.game,
             "resolvedGame": self.state.resolved_game,
             "seats": [
-                {"seat": s, "alias": self.aliases[s], "kind": p.kind,
-                 "model": p.model if isinstance(p, ClaudePolicy) else None}
+                {
+                    "seat": s,
+                    "alias": self.aliases[s],
+                    "kind": p.kind,
+                    "model": p.model if isinstance(p, ClaudePolicy) else None,
+                }
                 for s, p in enumerate(self.policies)
             ],
             "aliasToPolicy": {self.aliases[s]: p.name for s, p in enumerate(self.policies)},
@@ -197,9 +208,15 @@ class Episode:
         deadline = started + self.clock.play_budget_seconds
         self._emit(self._header())
         for seat in range(self.seats):
-            self._emit({"type": "welcome", "seat": seat, "alias": self.aliases[seat],
-                        "game": self.state.resolved_game,
-                        "view": self.reducer.view_for(self.state, seat)})
+            self._emit(
+                {
+                    "type": "welcome",
+                    "seat": seat,
+                    "alias": self.aliases[seat],
+                    "game": self.state.resolved_game,
+                    "view": self.reducer.view_for(self.state, seat),
+                }
+            )
             self._observe(seat, 0)
         while not self.state.is_terminal:
             seat = self.state.active_seat
@@ -233,9 +250,17 @@ class Episode:
             key = f"{decision.origin}:{decision.cause}"
             self.origins[seat][key] = self.origins[seat].get(key, 0) + 1
         event = {
-            "type": "ply", "ply": ply, "seat": seat, "alias": self.aliases[seat],
-            "move": decision.move, "origin": decision.origin, "cause": decision.cause,
-            "say": reply.say, "notes": reply.notes, "guess": list(reply.guess), "banner": reply.banner,
+            "type": "ply",
+            "ply": ply,
+            "seat": seat,
+            "alias": self.aliases[seat],
+            "move": decision.move,
+            "origin": decision.origin,
+            "cause": decision.cause,
+            "say": reply.say,
+            "notes": reply.notes,
+            "guess": list(reply.guess),
+            "banner": reply.banner,
             "feed": self._feed_line(before, seat, decision.move),
             "usage": decision.usage.as_dict() if decision.usage.calls else None,
             "view": self.reducer.view(self.state),
@@ -276,7 +301,10 @@ class Episode:
             self.client = ClaudeClient(timeout=self.clock.llm_timeout_seconds)
         system = self._system_prompt(policy)
         observation = self.family.observation_text(
-            self.state, seat, notes=self.notes[seat], operator_prompt=policy.prompt,
+            self.state,
+            seat,
+            notes=self.notes[seat],
+            operator_prompt=policy.prompt,
             aliases=self.aliases,
         )
         messages: list[dict[str, Any]] = [{"role": "user", "content": observation}]
@@ -291,8 +319,14 @@ class Episode:
             calls.append(self._call_record(seat, attempt, system, messages, answer, cause, reason))
             if reply is not None:
                 origin = "model" if attempt == 0 else "retry"
-                return Decision(reply.move, origin, None if attempt == 0 else calls[0]["cause"],
-                                reply, calls, usage)
+                return Decision(
+                    reply.move,
+                    origin,
+                    None if attempt == 0 else calls[0]["cause"],
+                    reply,
+                    calls,
+                    usage,
+                )
             if attempt == 0:
                 if answer and answer.text:
                     messages = [*messages, {"role": "assistant", "content": answer.text}]
@@ -329,11 +363,24 @@ class Episode:
             "Reply again with exactly one JSON object, as the rules describe."
         )
 
-    def _call_record(self, seat: int, attempt: int, system: str, messages: list[dict[str, Any]],
-                     answer: Answer | None, cause: str | None, reason: str) -> dict[str, Any]:
+    def _call_record(
+        self,
+        seat: int,
+        attempt: int,
+        system: str,
+        messages: list[dict[str, Any]],
+        answer: Answer | None,
+        cause: str | None,
+        reason: str,
+    ) -> dict[str, Any]:
         record = {
-            "type": "call", "ply": self.state.plies, "seat": seat, "attempt": attempt,
-            "outcome": "ok" if cause is None else cause, "cause": cause, "reason": reason or None,
+            "type": "call",
+            "ply": self.state.plies,
+            "seat": seat,
+            "attempt": attempt,
+            "outcome": "ok" if cause is None else cause,
+            "cause": cause,
+            "reason": reason or None,
             "raw": answer.text if answer else None,
             "usage": answer.usage.as_dict() if answer else None,
             "latency": round(answer.latency, 3) if answer else None,
@@ -349,7 +396,9 @@ def _safe_error(err: Exception) -> str:
     return (f"HTTP {status}: " if status else "") + text[:200]
 
 
-def play(spec: str | Mapping[str, Any], policies: Sequence[str | Policy], **kwargs: Any) -> dict[str, Any]:
+def play(
+    spec: str | Mapping[str, Any], policies: Sequence[str | Policy], **kwargs: Any
+) -> dict[str, Any]:
     """Run one episode synchronously (see `Episode`); returns its results."""
     return asyncio.run(Episode(spec, policies, **kwargs).run())
 

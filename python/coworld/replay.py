@@ -119,7 +119,9 @@ def recheck(path: str | Path) -> dict[str, Any]:
             try:
                 state = state.apply(event["move"])
             except CoworldError as err:
-                raise ReplayMismatch(number, f"move {event['move']!r} is not legal here: {err}") from err
+                raise ReplayMismatch(
+                    number, f"move {event['move']!r} is not legal here: {err}"
+                ) from err
             _expect(number, "view after the ply", event["view"], state.view())
         elif kind == "deadline":
             state = state.settle_deadline()

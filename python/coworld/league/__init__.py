@@ -5,5 +5,13 @@ from .ranking import compare, standings
 from .runner import LeagueReport, LeagueRun
 from .storage import LeagueDB
 
-__all__ = ["LeagueConfig", "LeagueDB", "LeagueReport", "LeagueRun", "compare", "load_league",
-           "parse_league", "standings"]
+__all__ = [
+    "LeagueConfig",
+    "LeagueDB",
+    "LeagueReport",
+    "LeagueRun",
+    "compare",
+    "load_league",
+    "parse_league",
+    "standings",
+]

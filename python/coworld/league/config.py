@@ -1,26 +1,26 @@
 """League files (TOML): what to play, who plays it, how much, and the limits.
 
-    name = "nightly"
-    games = ["connect-four", "hex", "hanabi"]      # or "all"
-    policies = ["tactician", "random", "prompts/careful.md"]
-    episodes = 200          # per pairing (ordered pair or Hanabi table) per game
-    seed = 1                # base seed; both orders of a pairing share every seed
-    concurrency = 4         # Claude episodes in flight at once
-    threads = 2             # batch-simulator threads (default: every core)
-    replays = 1             # per scripted pairing, also write this many replays
-    out = "runs/nightly"    # database, replays, standings (relative to this file)
+name = "nightly"
+games = ["connect-four", "hex", "hanabi"]      # or "all"
+policies = ["tactician", "random", "prompts/careful.md"]
+episodes = 200          # per pairing (ordered pair or Hanabi table) per game
+seed = 1                # base seed; both orders of a pairing share every seed
+concurrency = 4         # Claude episodes in flight at once
+threads = 2             # batch-simulator threads (default: every core)
+replays = 1             # per scripted pairing, also write this many replays
+out = "runs/nightly"    # database, replays, standings (relative to this file)
 
-    [budget]                # optional: the league stops cleanly when reached
-    max_tokens = 2_000_000
-    max_cost_usd = 25.0
+[budget]                # optional: the league stops cleanly when reached
+max_tokens = 2_000_000
+max_cost_usd = 25.0
 
-    [hanabi]
-    seats = 4               # 2..5
+[hanabi]
+seats = 4               # 2..5
 
-    [clock]                 # Claude episodes (DESIGN.md / the fog spec's clocks)
-    play_budget_seconds = 900
-    llm_timeout_seconds = 60
-    pace_seconds = 0
+[clock]                 # Claude episodes (DESIGN.md / the fog spec's clocks)
+play_budget_seconds = 900
+llm_timeout_seconds = 60
+pace_seconds = 0
 """
 
 from __future__ import annotations
@@ -35,8 +35,20 @@ from ..episode import Clock
 from ..errors import ConfigError
 from ..seats.policy import Policy, load_policy
 
-TOP_LEVEL = {"name", "games", "policies", "episodes", "seed", "concurrency", "threads",
-             "replays", "out", "budget", "hanabi", "clock"}
+TOP_LEVEL = {
+    "name",
+    "games",
+    "policies",
+    "episodes",
+    "seed",
+    "concurrency",
+    "threads",
+    "replays",
+    "out",
+    "budget",
+    "hanabi",
+    "clock",
+}
 
 
 @dataclass(frozen=True)
@@ -62,9 +74,12 @@ class LeagueConfig:
     def describe(self) -> dict[str, Any]:
         """The config as stored with the league (policy files by name and digest)."""
         return {
-            "name": self.name, "games": list(self.games),
+            "name": self.name,
+            "games": list(self.games),
             "policies": {p.name: p.digest for p in self.policies},
-            "episodes": self.episodes, "seed": self.seed, "hanabiSeats": self.hanabi_seats,
+            "episodes": self.episodes,
+            "seed": self.seed,
+            "hanabiSeats": self.hanabi_seats,
             "clock": self.clock.as_config(),
         }
 
@@ -84,15 +99,20 @@ def load_league(path: str | Path) -> LeagueConfig:
 def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfig:
     for key in raw:
         if key not in TOP_LEVEL:
-            raise ConfigError(f"unknown league field {key!r}; fields: {', '.join(sorted(TOP_LEVEL))}", key)
+            raise ConfigError(
+                f"unknown league field {key!r}; fields: {', '.join(sorted(TOP_LEVEL))}", key
+            )
     name = _get(raw, "name", str, required=True)
     games = _games(raw.get("games"))
     policies = _policies(raw.get("policies"), base_dir)
     episodes = _int(raw, "episodes", 1, 10_000_000, required=True)
     budget = _table(raw, "budget", {"max_tokens", "max_cost_usd"})
     hanabi = _table(raw, "hanabi", {"seats"})
-    clock_raw = _table(raw, "clock", {"play_budget_seconds", "llm_timeout_seconds",
-                                      "worst_ply_seconds", "pace_seconds"})
+    clock_raw = _table(
+        raw,
+        "clock",
+        {"play_budget_seconds", "llm_timeout_seconds", "worst_ply_seconds", "pace_seconds"},
+    )
     out = Path(_get(raw, "out", str) or f"runs/{name}")
     return LeagueConfig(
         name=name,
@@ -104,8 +124,12 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         threads=_int(raw, "threads", 1, 1024) if "threads" in raw else None,
         replays=_int(raw, "replays", 0, 1000) if "replays" in raw else 1,
         out=out if out.is_absolute() else base_dir / out,
-        max_tokens=_int(budget, "max_tokens", 1, 10**12, prefix="budget.") if "max_tokens" in budget else None,
-        max_cost_usd=_number(budget, "max_cost_usd", "budget.") if "max_cost_usd" in budget else None,
+        max_tokens=_int(budget, "max_tokens", 1, 10**12, prefix="budget.")
+        if "max_tokens" in budget
+        else None,
+        max_cost_usd=_number(budget, "max_cost_usd", "budget.")
+        if "max_cost_usd" in budget
+        else None,
         hanabi_seats=_int(hanabi, "seats", 2, 5, prefix="hanabi.") if "seats" in hanabi else 4,
         clock=Clock(**{k: _number(clock_raw, k, "clock.") for k in clock_raw}),
     )
@@ -122,19 +146,25 @@ def _get(raw: dict[str, Any], key: str, kind: type, required: bool = False) -> A
     return value
 
 
-def _int(raw: dict[str, Any], key: str, lo: int, hi: int, required: bool = False, prefix: str = "") -> int:
+def _int(
+    raw: dict[str, Any], key: str, lo: int, hi: int, required: bool = False, prefix: str = ""
+) -> int:
     if key not in raw and required:
         raise ConfigError(f"the league needs a `{prefix}{key}` field", prefix + key)
     value = raw[key]
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ConfigError(f"`{prefix}{key}` must be an integer in {lo}..{hi}, not {value!r}", prefix + key)
+        raise ConfigError(
+            f"`{prefix}{key}` must be an integer in {lo}..{hi}, not {value!r}", prefix + key
+        )
     return value
 
 
 def _number(raw: dict[str, Any], key: str, prefix: str) -> float:
     value = raw[key]
     if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"`{prefix}{key}` must be a non-negative number, not {value!r}", prefix + key)
+        raise ConfigError(
+            f"`{prefix}{key}` must be a non-negative number, not {value!r}", prefix + key
+        )
     return float(value)
 
 
@@ -144,7 +174,9 @@ def _table(raw: dict[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:
         raise ConfigError(f"`{key}` must be a table ([{key}])", key)
     for k in table:
         if k not in allowed:
-            raise ConfigError(f"unknown field `{key}.{k}`; fields: {', '.join(sorted(allowed))}", f"{key}.{k}")
+            raise ConfigError(
+                f"unknown field `{key}.{k}`; fields: {', '.join(sorted(allowed))}", f"{key}.{k}"
+            )
     return table
 
 
@@ -152,17 +184,20 @@ def _games(value: Any) -> tuple[str, ...]:
     if value == "all":
         return tuple(GAMES)
     if not isinstance(value, list) or not value or not all(isinstance(g, str) for g in value):
-        raise ConfigError("`games` must be a non-empty list of game ids (or \"all\")", "games")
+        raise ConfigError('`games` must be a non-empty list of game ids (or "all")', "games")
     for g in value:
         if g not in GAMES:
-            raise ConfigError(f"`games`: unknown game {g!r}; known games: {', '.join(GAMES)}", "games")
+            raise ConfigError(
+                f"`games`: unknown game {g!r}; known games: {', '.join(GAMES)}", "games"
+            )
     return tuple(dict.fromkeys(value))
 
 
 def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:
     if not isinstance(value, list) or not value or not all(isinstance(p, str) for p in value):
-        raise ConfigError("`policies` must be a non-empty list of baseline names or policy files",
-                          "policies")
+        raise ConfigError(
+            "`policies` must be a non-empty list of baseline names or policy files", "policies"
+        )
     out = []
     for spec in dict.fromkeys(value):
         is_file = spec.endswith((".toml", ".md", ".markdown"))

@@ -105,12 +105,16 @@ def standings(rows: Sequence[EpisodeRow]) -> list[Standing]:
     for (p, g), s in per_game.items():
         by_policy[p].append((g, s))
     for policy, games in by_policy.items():
-        scaled = [(s.mean / HANABI_MAX, s.se / HANABI_MAX) if g == "hanabi" else (s.mean, s.se)
-                  for g, s in games]
+        scaled = [
+            (s.mean / HANABI_MAX, s.se / HANABI_MAX) if g == "hanabi" else (s.mean, s.se)
+            for g, s in games
+        ]
         mean = sum(m for m, _ in scaled) / len(scaled)
         se = math.sqrt(sum(0 if math.isnan(e) else e * e for _, e in scaled)) / len(scaled)
         n = sum(s.n for _, s in games)
-        table.append(Standing(policy, OVERALL, n, mean, mean - 1.96 * se, mean + 1.96 * se, math.nan, se))
+        table.append(
+            Standing(policy, OVERALL, n, mean, mean - 1.96 * se, mean + 1.96 * se, math.nan, se)
+        )
     order = {g: i for i, g in enumerate(sorted({s.game for s in table} - {OVERALL}))}
     order[OVERALL] = -1
     return sorted(table, key=lambda s: (order[s.game], -s.mean, s.policy))
@@ -119,15 +123,18 @@ def standings(rows: Sequence[EpisodeRow]) -> list[Standing]:
 def head_to_head(rows: Iterable[EpisodeRow]) -> dict[str, dict[str, dict[str, float]]]:
     """game -> policy A -> policy B -> A's mean score against B (both seat orders)."""
     cells: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(list)))
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     for row in rows:
         if len(row.seats) != 2 or row.seats[0] == row.seats[1]:
             continue
         a, b = row.seats
         cells[row.game][a][b].append(row.score[0])
         cells[row.game][b][a].append(row.score[1])
-    return {g: {a: {b: sum(v) / len(v) for b, v in inner.items()} for a, inner in m.items()}
-            for g, m in cells.items()}
+    return {
+        g: {a: {b: sum(v) / len(v) for b, v in inner.items()} for a, inner in m.items()}
+        for g, m in cells.items()
+    }
 
 
 CAUSES = ("unparseable", "illegal", "timeout", "api-error", "no-credentials")
@@ -151,7 +158,9 @@ def reliability(rows: Iterable[EpisodeRow]) -> dict[str, dict[str, Any]]:
             "cost_usd": round(d.get("cost_usd", 0.0), 4),
         }
         for cause in CAUSES:
-            entry[f"fallback_rate:{cause}"] = d.get(f"fallback:{cause}", 0) / decisions if decisions else 0.0
+            entry[f"fallback_rate:{cause}"] = (
+                d.get(f"fallback:{cause}", 0) / decisions if decisions else 0.0
+            )
         out[policy] = entry
     return out
 
@@ -160,16 +169,23 @@ def export(rows: Sequence[EpisodeRow], league: str, out_dir: Path) -> dict[str, 
     """standings.csv, standings.json and standings.png in `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     table = standings(rows)
-    paths = {"csv": out_dir / "standings.csv", "json": out_dir / "standings.json",
-             "png": out_dir / "standings.png"}
+    paths = {
+        "csv": out_dir / "standings.csv",
+        "json": out_dir / "standings.json",
+        "png": out_dir / "standings.png",
+    }
     with paths["csv"].open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(Standing.__dataclass_fields__))
         writer.writeheader()
         for s in table:
             writer.writerow(asdict(s))
-    doc = {"league": league, "episodes": len(rows),
-           "standings": [_clean(asdict(s)) for s in table],
-           "headToHead": head_to_head(rows), "reliability": reliability(rows)}
+    doc = {
+        "league": league,
+        "episodes": len(rows),
+        "standings": [_clean(asdict(s)) for s in table],
+        "headToHead": head_to_head(rows),
+        "reliability": reliability(rows),
+    }
     paths["json"].write_text(json.dumps(doc, indent=2))
     plot(table, paths["png"], title=f"league {league}: mean score, 95% CI")
     return paths
@@ -191,8 +207,10 @@ def plot(table: Sequence[Standing], path: Path, title: str) -> None:
         rows = [s for s in table if s.game == game][::-1]
         y = range(len(rows))
         means = [s.mean for s in rows]
-        err = [[0 if math.isnan(s.lo) else s.mean - s.lo for s in rows],
-               [0 if math.isnan(s.hi) else s.hi - s.mean for s in rows]]
+        err = [
+            [0 if math.isnan(s.lo) else s.mean - s.lo for s in rows],
+            [0 if math.isnan(s.hi) else s.hi - s.mean for s in rows],
+        ]
         ax.errorbar(means, list(y), xerr=err, fmt="o", capsize=3)
         ax.set_yticks(list(y), [s.policy for s in rows])
         ax.set_title(game, fontsize=9, loc="left")
@@ -238,8 +256,10 @@ def load_standings(path: Path) -> list[Standing]:
     """Standings from an exported standings.json, or computed from a league database."""
     if path.suffix == ".json":
         doc = json.loads(path.read_text())
-        return [Standing(**{k: (math.nan if v is None else v) for k, v in s.items()})
-                for s in doc["standings"]]
+        return [
+            Standing(**{k: (math.nan if v is None else v) for k, v in s.items()})
+            for s in doc["standings"]
+        ]
     from .storage import LeagueDB
 
     db = LeagueDB.open_existing(path)

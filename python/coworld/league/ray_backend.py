@@ -17,8 +17,9 @@ class RayBackend:
         try:
             import ray
         except ImportError as err:
-            raise ConfigError("the ray backend needs Ray: pip install 'coworld[cluster]'",
-                              "backend") from err
+            raise ConfigError(
+                "the ray backend needs Ray: pip install 'coworld[cluster]'", "backend"
+            ) from err
         self.ray = ray
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -33,7 +34,9 @@ class RayBackend:
             done, pending = self.ray.wait(pending, num_returns=1)
             yield self.ray.get(done[0])
 
-    def map_episodes(self, jobs: Iterator[tuple[Any, ...]], concurrency: int) -> Iterator[EpisodeRow]:
+    def map_episodes(
+        self, jobs: Iterator[tuple[Any, ...]], concurrency: int
+    ) -> Iterator[EpisodeRow]:
         pending: list[Any] = []
         for job in jobs:
             pending.append(self._episode.remote(*job))

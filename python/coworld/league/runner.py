@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeRemainingColumn)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..episode import Clock, Episode
 from ..seats.policy import BaselinePolicy, Policy
@@ -32,51 +31,104 @@ def settings_for(game: str, config: LeagueConfig) -> dict[str, Any] | None:
     return {"seats": config.hanabi_seats} if game == "hanabi" else None
 
 
-def run_chunk(game: str, seats: tuple[str, ...], base_seed: int, start: int, count: int,
-              settings: dict[str, Any] | None, threads: int | None, pairing: str) -> list[EpisodeRow]:
+def run_chunk(
+    game: str,
+    seats: tuple[str, ...],
+    base_seed: int,
+    start: int,
+    count: int,
+    settings: dict[str, Any] | None,
+    threads: int | None,
+    pairing: str,
+) -> list[EpisodeRow]:
     """Episodes start..start+count of a scripted pairing, as rows (runs anywhere: local or Ray)."""
     r = simulate(game, list(seats), count, base_seed, threads, settings, start=start)
     stamp = now()
     from .. import GAMES
 
     return [
-        EpisodeRow(pairing=pairing, idx=start + i, game=game, played=GAMES[int(r.played[i])],
-                   seed=int(r.seeds[i]), seats=seats, score=tuple(float(x) for x in r.score[i]),
-                   reason="deadline" if ENDINGS[int(r.ending[i])] == "wall-clock" else "complete",
-                   ending=ENDINGS[int(r.ending[i])], plies=int(r.plies[i]),
-                   started=stamp, finished=stamp)
+        EpisodeRow(
+            pairing=pairing,
+            idx=start + i,
+            game=game,
+            played=GAMES[int(r.played[i])],
+            seed=int(r.seeds[i]),
+            seats=seats,
+            score=tuple(float(x) for x in r.score[i]),
+            reason="deadline" if ENDINGS[int(r.ending[i])] == "wall-clock" else "complete",
+            ending=ENDINGS[int(r.ending[i])],
+            plies=int(r.plies[i]),
+            started=stamp,
+            finished=stamp,
+        )
         for i in range(count)
     ]
 
 
-def play_episode(game: str, policies: list[Policy], seed: int, clock: Clock,
-                 settings: dict[str, Any] | None, out: str | None, pairing: str, idx: int) -> EpisodeRow:
+def play_episode(
+    game: str,
+    policies: list[Policy],
+    seed: int,
+    clock: Clock,
+    settings: dict[str, Any] | None,
+    out: str | None,
+    pairing: str,
+    idx: int,
+) -> EpisodeRow:
     """One episode through the async runner, as a row (runs anywhere: local or Ray)."""
     spec = {"game": game, **(settings or {})}
     started = now()
     results = asyncio.run(Episode(spec, policies, seed=seed, clock=clock, out=out).run())
-    return row_from_results(results, game, pairing, idx, seed, tuple(p.name for p in policies),
-                            out, started)
+    return row_from_results(
+        results, game, pairing, idx, seed, tuple(p.name for p in policies), out, started
+    )
 
 
-def row_from_results(results: dict[str, Any], game: str, pairing: str, idx: int, seed: int,
-                     seats: tuple[str, ...], replay: str | None, started: str) -> EpisodeRow:
+def row_from_results(
+    results: dict[str, Any],
+    game: str,
+    pairing: str,
+    idx: int,
+    seed: int,
+    seats: tuple[str, ...],
+    replay: str | None,
+    started: str,
+) -> EpisodeRow:
     usage = results.get("usage") or [{} for _ in seats]
     decisions = []
     for d, u in zip(results.get("decisions") or [{} for _ in seats], usage, strict=True):
-        tokens = sum(u.get(k, 0) for k in ("input_tokens", "output_tokens",
-                                          "cache_creation_input_tokens", "cache_read_input_tokens"))
+        tokens = sum(
+            u.get(k, 0)
+            for k in (
+                "input_tokens",
+                "output_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+            )
+        )
         decisions.append({**d, "tokens": tokens, "cost_usd": u.get("cost_usd", 0.0)})
     return EpisodeRow(
-        pairing=pairing, idx=idx, game=game, played=results.get("game", game), seed=seed,
-        seats=seats, score=tuple(float(x) for x in results["score"]), reason=results["reason"],
-        ending=results["ending"], plies=results["plies"], replay=replay,
+        pairing=pairing,
+        idx=idx,
+        game=game,
+        played=results.get("game", game),
+        seed=seed,
+        seats=seats,
+        score=tuple(float(x) for x in results["score"]),
+        reason=results["reason"],
+        ending=results["ending"],
+        plies=results["plies"],
+        replay=replay,
         input_tokens=sum(u.get("input_tokens", 0) for u in usage),
         output_tokens=sum(u.get("output_tokens", 0) for u in usage),
-        cache_tokens=sum(u.get("cache_creation_input_tokens", 0) + u.get("cache_read_input_tokens", 0)
-                         for u in usage),
+        cache_tokens=sum(
+            u.get("cache_creation_input_tokens", 0) + u.get("cache_read_input_tokens", 0)
+            for u in usage
+        ),
         cost_usd=sum(u.get("cost_usd", 0.0) for u in usage),
-        decisions=tuple(decisions), started=started, finished=now(),
+        decisions=tuple(decisions),
+        started=started,
+        finished=now(),
     )
 
 
@@ -106,9 +158,17 @@ class LeagueReport:
 
 
 class LeagueRun:
-    def __init__(self, config: LeagueConfig, *, backend: str = "local", address: str | None = None,
-                 fresh: bool = False, progress: bool = True, console: Console | None = None,
-                 chunk: int = CHUNK) -> None:
+    def __init__(
+        self,
+        config: LeagueConfig,
+        *,
+        backend: str = "local",
+        address: str | None = None,
+        fresh: bool = False,
+        progress: bool = True,
+        console: Console | None = None,
+        chunk: int = CHUNK,
+    ) -> None:
         self.config = config
         self.backend = _make_backend(backend, address, config.threads)
         self.fresh = fresh
@@ -138,8 +198,15 @@ class LeagueRun:
 
             rows = db.episodes(self.config.name)
             exports = export(rows, self.config.name, self.config.out)
-            return LeagueReport(self.config.name, self.config.database, len(rows), played,
-                                time.monotonic() - started, self.budget_stopped, exports)
+            return LeagueReport(
+                self.config.name,
+                self.config.database,
+                len(rows),
+                played,
+                time.monotonic() - started,
+                self.budget_stopped,
+                exports,
+            )
         finally:
             db.close()
 
@@ -151,13 +218,25 @@ class LeagueRun:
         class _Ctx:
             def __enter__(self) -> Callable[[int, int, float], None]:
                 self.progress = Progress(
-                    TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]} ep/s"), TimeRemainingColumn(),
+                    TextColumn("[bold]{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("{task.fields[rate]} ep/s"),
+                    TimeRemainingColumn(),
                     TextColumn("tokens {task.fields[tokens]}  ${task.fields[cost]}"),
-                    console=run.console, disable=not run.show_progress, transient=False)
+                    console=run.console,
+                    disable=not run.show_progress,
+                    transient=False,
+                )
                 self.progress.start()
-                self.task = self.progress.add_task(f"league {run.config.name}", total=total,
-                                                   completed=already, rate="-", tokens=0, cost="0.00")
+                self.task = self.progress.add_task(
+                    f"league {run.config.name}",
+                    total=total,
+                    completed=already,
+                    rate="-",
+                    tokens=0,
+                    cost="0.00",
+                )
                 self.t0, self.n, self.tokens, self.cost = time.monotonic(), 0, 0, 0.0
                 return self.advance
 
@@ -166,8 +245,13 @@ class LeagueRun:
                 self.tokens += tokens
                 self.cost += cost
                 rate = self.n / max(time.monotonic() - self.t0, 1e-9)
-                self.progress.update(self.task, advance=episodes, rate=f"{rate:,.0f}",
-                                     tokens=f"{self.tokens:,}", cost=f"{self.cost:.2f}")
+                self.progress.update(
+                    self.task,
+                    advance=episodes,
+                    rate=f"{rate:,.0f}",
+                    tokens=f"{self.tokens:,}",
+                    cost=f"{self.cost:.2f}",
+                )
 
             def __exit__(self, *exc: object) -> None:
                 self.progress.stop()
@@ -183,8 +267,18 @@ class LeagueRun:
                 continue
             done = db.done(self.config.name, p.key)
             for start, count in missing_ranges(done, p.episodes, self.chunk):
-                jobs.append((p.game, p.seats, p.base_seed, start, count,
-                             settings_for(p.game, self.config), self.config.threads, p.key))
+                jobs.append(
+                    (
+                        p.game,
+                        p.seats,
+                        p.base_seed,
+                        start,
+                        count,
+                        settings_for(p.game, self.config),
+                        self.config.threads,
+                        p.key,
+                    )
+                )
         played = 0
         for rows in self.backend.map_chunks(jobs):
             played += db.add(self.config.name, rows)
@@ -205,14 +299,25 @@ class LeagueRun:
                 if row is None or row.replay:
                     continue
                 out = self._replay_path(p, idx)
-                again = play_episode(p.game, [self.policies[n] for n in p.seats], row.seed,
-                                     self.config.clock, settings_for(p.game, self.config),
-                                     str(out), p.key, idx)
+                again = play_episode(
+                    p.game,
+                    [self.policies[n] for n in p.seats],
+                    row.seed,
+                    self.config.clock,
+                    settings_for(p.game, self.config),
+                    str(out),
+                    p.key,
+                    idx,
+                )
                 if again.score != row.score or again.plies != row.plies:
-                    raise RuntimeError(f"the episode runner disagrees with the batch simulator on "
-                                       f"{p.key} episode {idx} (seed {row.seed}): {again} vs {row}")
-                db.conn.execute("UPDATE episodes SET replay=? WHERE league=? AND pairing=? AND idx=?",
-                                (str(out), self.config.name, p.key, idx))
+                    raise RuntimeError(
+                        f"the episode runner disagrees with the batch simulator on "
+                        f"{p.key} episode {idx} (seed {row.seed}): {again} vs {row}"
+                    )
+                db.conn.execute(
+                    "UPDATE episodes SET replay=? WHERE league=? AND pairing=? AND idx=?",
+                    (str(out), self.config.name, p.key, idx),
+                )
 
     def _replay_path(self, p: Pairing, idx: int) -> Path:
         safe = "-vs-".join(n.replace("/", "_") for n in p.seats)
@@ -224,11 +329,16 @@ class LeagueRun:
         tokens, cost = db.usage(self.config.name)
         c = self.config
         return (c.max_tokens is not None and tokens >= c.max_tokens) or (
-            c.max_cost_usd is not None and cost >= c.max_cost_usd)
+            c.max_cost_usd is not None and cost >= c.max_cost_usd
+        )
 
     def _run_claude(self, db: LeagueDB, advance: Callable[..., None]) -> int:
-        todo = [(p, idx) for p in self.schedule if not self.is_scripted(p)
-                for idx in sorted(set(range(p.episodes)) - db.done(self.config.name, p.key))]
+        todo = [
+            (p, idx)
+            for p in self.schedule
+            if not self.is_scripted(p)
+            for idx in sorted(set(range(p.episodes)) - db.done(self.config.name, p.key))
+        ]
         if not todo:
             return 0
         played = 0
@@ -238,8 +348,16 @@ class LeagueRun:
                 if self._over_budget(db):
                     self.budget_stopped = True
                     return
-                yield (p.game, [self.policies[n] for n in p.seats], p.seed(idx), self.config.clock,
-                       settings_for(p.game, self.config), str(self._replay_path(p, idx)), p.key, idx)
+                yield (
+                    p.game,
+                    [self.policies[n] for n in p.seats],
+                    p.seed(idx),
+                    self.config.clock,
+                    settings_for(p.game, self.config),
+                    str(self._replay_path(p, idx)),
+                    p.key,
+                    idx,
+                )
 
         for row in self.backend.map_episodes(jobs(), self.config.concurrency):
             played += db.add(self.config.name, [row])
@@ -257,7 +375,9 @@ class LocalBackend:
         for job in jobs:
             yield run_chunk(*job)
 
-    def map_episodes(self, jobs: Iterator[tuple[Any, ...]], concurrency: int) -> Iterator[EpisodeRow]:
+    def map_episodes(
+        self, jobs: Iterator[tuple[Any, ...]], concurrency: int
+    ) -> Iterator[EpisodeRow]:
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
         with ThreadPoolExecutor(max_workers=concurrency) as pool:

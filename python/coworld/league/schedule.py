@@ -42,8 +42,12 @@ def fielded(policies: tuple[Policy, ...], game: str, hanabi_seats: int) -> list[
     only where the game fields them (for `rotate`, every game of the rotation)."""
     settings = f'{{"seats": {hanabi_seats}}}' if game == "hanabi" else None
     rotation = ("connect-four", "breakthrough", "hex", "quoridor") if game == "rotate" else (game,)
-    names = set.intersection(*(set(_core.State(g, settings if g == "hanabi" else None, 1).policy_names)
-                               for g in rotation))
+    names = set.intersection(
+        *(
+            set(_core.State(g, settings if g == "hanabi" else None, 1).policy_names)
+            for g in rotation
+        )
+    )
     return [p for p in policies if not isinstance(p, BaselinePolicy) or p.name in names]
 
 
@@ -57,13 +61,18 @@ def build_schedule(config: LeagueConfig) -> list[Pairing]:
         names = [p.name for p in players]
         if FAMILIES[game] == "hanabi":
             tables = [tuple([n] * config.hanabi_seats) for n in names]
-            tables += [tuple(a if s % 2 == 0 else b for s in range(config.hanabi_seats))
-                       for a, b in permutations(names, 2)]
+            tables += [
+                tuple(a if s % 2 == 0 else b for s in range(config.hanabi_seats))
+                for a, b in permutations(names, 2)
+            ]
         else:
             tables = list(permutations(names, 2)) or [(n, n) for n in names]
         schedule += [Pairing(game, t, base, config.episodes) for t in tables]
     for p in config.policies:
         if p.name not in used:
-            raise ConfigError(f"`policies`: {p.name!r} is not a baseline of any listed game "
-                              "and not a policy file", "policies")
+            raise ConfigError(
+                f"`policies`: {p.name!r} is not a baseline of any listed game "
+                "and not a policy file",
+                "policies",
+            )
     return schedule

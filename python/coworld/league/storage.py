@@ -96,18 +96,25 @@ class LeagueDB:
     def register(self, league: str, config: dict[str, Any], policies: Iterable[Any]) -> None:
         """Record the league and its policies; refuse to resume over changed prompts."""
         with self.transaction() as c:
-            c.execute("INSERT OR IGNORE INTO leagues VALUES (?, ?, ?)",
-                      (league, json.dumps(config), now()))
+            c.execute(
+                "INSERT OR IGNORE INTO leagues VALUES (?, ?, ?)",
+                (league, json.dumps(config), now()),
+            )
             for p in policies:
-                row = c.execute("SELECT digest FROM policies WHERE league=? AND name=?",
-                                (league, p.name)).fetchone()
+                row = c.execute(
+                    "SELECT digest FROM policies WHERE league=? AND name=?", (league, p.name)
+                ).fetchone()
                 if row and row[0] != p.digest:
                     raise ConfigError(
                         f"policy {p.name!r} changed since league {league!r} started "
-                        f"({row[0]} -> {p.digest}); give the league a new name, or rerun with --fresh",
-                        "policies")
-                c.execute("INSERT OR IGNORE INTO policies VALUES (?, ?, ?, ?, ?)",
-                          (league, p.name, p.kind, p.digest, getattr(p, "path", None)))
+                        f"({row[0]} -> {p.digest}); give the league a new name, "
+                        "or rerun with --fresh",
+                        "policies",
+                    )
+                c.execute(
+                    "INSERT OR IGNORE INTO policies VALUES (?, ?, ?, ?, ?)",
+                    (league, p.name, p.kind, p.digest, getattr(p, "path", None)),
+                )
 
     def forget(self, league: str) -> None:
         """Drop a league's record and every episode of it (`--fresh`)."""
@@ -117,8 +124,9 @@ class LeagueDB:
             c.execute("DELETE FROM episodes WHERE league=?", (league,))
 
     def done(self, league: str, pairing: str) -> set[int]:
-        rows = self.conn.execute("SELECT idx FROM episodes WHERE league=? AND pairing=?",
-                                 (league, pairing))
+        rows = self.conn.execute(
+            "SELECT idx FROM episodes WHERE league=? AND pairing=?", (league, pairing)
+        )
         return {r[0] for r in rows}
 
     def add(self, league: str, rows: Iterable[EpisodeRow]) -> int:
@@ -128,11 +136,30 @@ class LeagueDB:
             c.executemany(
                 "INSERT OR IGNORE INTO episodes VALUES "
                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(league, r.pairing, r.idx, r.game, r.played, r.seed, json.dumps(r.seats),
-                  json.dumps(r.score), r.reason, r.ending, r.plies, r.replay, r.input_tokens,
-                  r.output_tokens, r.cache_tokens, r.cost_usd,
-                  json.dumps(r.decisions) if r.decisions is not None else None,
-                  r.started, r.finished) for r in rows],
+                [
+                    (
+                        league,
+                        r.pairing,
+                        r.idx,
+                        r.game,
+                        r.played,
+                        r.seed,
+                        json.dumps(r.seats),
+                        json.dumps(r.score),
+                        r.reason,
+                        r.ending,
+                        r.plies,
+                        r.replay,
+                        r.input_tokens,
+                        r.output_tokens,
+                        r.cache_tokens,
+                        r.cost_usd,
+                        json.dumps(r.decisions) if r.decisions is not None else None,
+                        r.started,
+                        r.finished,
+                    )
+                    for r in rows
+                ],
             )
             return c.total_changes - before
 
@@ -143,11 +170,30 @@ class LeagueDB:
         rows = self.conn.execute(
             "SELECT pairing, idx, game, played, seed, seats, score, reason, ending, plies, replay, "
             "input_tokens, output_tokens, cache_tokens, cost_usd, decisions, started, finished "
-            "FROM episodes WHERE league=? ORDER BY game, pairing, idx", (league,))
+            "FROM episodes WHERE league=? ORDER BY game, pairing, idx",
+            (league,),
+        )
         return [
-            EpisodeRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), tuple(json.loads(r[6])),
-                       r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14],
-                       tuple(json.loads(r[15])) if r[15] else None, r[16], r[17])
+            EpisodeRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                tuple(json.loads(r[5])),
+                tuple(json.loads(r[6])),
+                r[7],
+                r[8],
+                r[9],
+                r[10],
+                r[11],
+                r[12],
+                r[13],
+                r[14],
+                tuple(json.loads(r[15])) if r[15] else None,
+                r[16],
+                r[17],
+            )
             for r in rows
         ]
 
@@ -155,5 +201,7 @@ class LeagueDB:
         """Tokens (all kinds) and cost spent so far."""
         row = self.conn.execute(
             "SELECT COALESCE(SUM(input_tokens + output_tokens + cache_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0) FROM episodes WHERE league=?", (league,)).fetchone()
+            "COALESCE(SUM(cost_usd), 0) FROM episodes WHERE league=?",
+            (league,),
+        ).fetchone()
         return int(row[0]), float(row[1])

@@ -88,14 +88,18 @@ class ClaudeClient:
     surfaces as an `anthropic.APIError`, which the runner records as `api-error`.
     """
 
-    def __init__(self, *, timeout: float, max_retries: int = 2, base_url: str | None = None) -> None:
+    def __init__(
+        self, *, timeout: float, max_retries: int = 2, base_url: str | None = None
+    ) -> None:
         import anthropic
 
         self._client = anthropic.AsyncAnthropic(
             timeout=timeout, max_retries=max_retries, base_url=base_url
         )
 
-    async def ask(self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]) -> Answer:
+    async def ask(
+        self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
+    ) -> Answer:
         started = time.monotonic()
         response = await self._client.messages.create(
             model=policy.model,

@@ -69,11 +69,16 @@ def _load_file(path: Path) -> ClaudePolicy:
     else:
         meta, body = _split_front_matter(text, path)
     if not isinstance(body, str) or not body.strip():
-        raise ConfigError(f"{path}: the policy has no prompt (field `prompt` or the Markdown body)", "prompt")
+        raise ConfigError(
+            f"{path}: the policy has no prompt (field `prompt` or the Markdown body)", "prompt"
+        )
     unknown = set(meta) - {"name", "model", "max_tokens", "temperature"}
     if unknown:
-        raise ConfigError(f"{path}: unknown field {sorted(unknown)[0]!r}; fields: name, model, "
-                          "max_tokens, temperature, prompt", sorted(unknown)[0])
+        raise ConfigError(
+            f"{path}: unknown field {sorted(unknown)[0]!r}; fields: name, model, "
+            "max_tokens, temperature, prompt",
+            sorted(unknown)[0],
+        )
     name = meta.get("name", path.stem)
     max_tokens = meta.get("max_tokens", DEFAULT_MAX_TOKENS)
     temperature = meta.get("temperature", 1.0)
@@ -82,12 +87,26 @@ def _load_file(path: Path) -> ClaudePolicy:
         raise ConfigError(f"{path}: `name` must be a non-empty string", "name")
     if not isinstance(model, str) or not model:
         raise ConfigError(f"{path}: `model` must be a model id string", "model")
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not 1 <= max_tokens <= 64000:
+    if (
+        not isinstance(max_tokens, int)
+        or isinstance(max_tokens, bool)
+        or not 1 <= max_tokens <= 64000
+    ):
         raise ConfigError(f"{path}: `max_tokens` must be an integer in 1..64000", "max_tokens")
-    if not isinstance(temperature, int | float) or isinstance(temperature, bool) or not 0 <= temperature <= 1:
+    if (
+        not isinstance(temperature, int | float)
+        or isinstance(temperature, bool)
+        or not 0 <= temperature <= 1
+    ):
         raise ConfigError(f"{path}: `temperature` must be a number in 0..1", "temperature")
-    return ClaudePolicy(name=name, prompt=body.strip(), model=model, max_tokens=max_tokens,
-                        temperature=float(temperature), path=str(path))
+    return ClaudePolicy(
+        name=name,
+        prompt=body.strip(),
+        model=model,
+        max_tokens=max_tokens,
+        temperature=float(temperature),
+        path=str(path),
+    )
 
 
 def _parse_toml(text: str, path: Path) -> dict[str, Any]:
@@ -102,7 +121,9 @@ def _split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
         if text.startswith(fence + "\n"):
             end = text.find("\n" + fence, len(fence))
             if end < 0:
-                raise ConfigError(f"{path}: front matter opened with {fence} is never closed", "policy")
+                raise ConfigError(
+                    f"{path}: front matter opened with {fence} is never closed", "policy"
+                )
             head, body = text[len(fence) + 1 : end], text[end + len(fence) + 1 :]
             if fence == "+++":
                 return _parse_toml(head, path), body
@@ -111,7 +132,9 @@ def _split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
             try:
                 meta = yaml.safe_load(head) or {}
             except yaml.YAMLError as err:
-                raise ConfigError(f"{path}: front matter is not valid YAML: {err}", "policy") from err
+                raise ConfigError(
+                    f"{path}: front matter is not valid YAML: {err}", "policy"
+                ) from err
             if not isinstance(meta, dict):
                 raise ConfigError(f"{path}: front matter must be a mapping", "policy")
             return meta, body

@@ -66,38 +66,65 @@ def create_app(path: str | Path) -> Starlette:
         return FileResponse(STATIC / "episode.html")
 
     async def info(request: Request) -> JSONResponse:
-        return JSONResponse({"kind": "replay" if site.replay else "league", "replay": site.replay,
-                             "hasDatabase": site.database is not None})
+        return JSONResponse(
+            {
+                "kind": "replay" if site.replay else "league",
+                "replay": site.replay,
+                "hasDatabase": site.database is not None,
+            }
+        )
 
     async def league(request: Request) -> JSONResponse:
         from ..league.ranking import _clean, head_to_head, reliability, standings
 
         rows = _rows(site)
         plot = "standings.png" if (site.root / "standings.png").is_file() else None
-        return JSONResponse({
-            "league": _league_name(site),
-            "standings": [_clean(s.__dict__) for s in standings(rows)],
-            "headToHead": head_to_head(rows),
-            "reliability": reliability(rows),
-            "plot": plot,
-            "games": sorted({r.game for r in rows}),
-            "policies": sorted({p for r in rows for p in r.seats}),
-            "endings": sorted({r.ending for r in rows}),
-        })
+        return JSONResponse(
+            {
+                "league": _league_name(site),
+                "standings": [_clean(s.__dict__) for s in standings(rows)],
+                "headToHead": head_to_head(rows),
+                "reliability": reliability(rows),
+                "plot": plot,
+                "games": sorted({r.game for r in rows}),
+                "policies": sorted({p for r in rows for p in r.seats}),
+                "endings": sorted({r.ending for r in rows}),
+            }
+        )
 
     async def episodes(request: Request) -> JSONResponse:
         q = request.query_params
         rows = _rows(site)
         game, policy, ending = q.get("game"), q.get("policy"), q.get("ending")
         only_replays = q.get("replays", "1") == "1"
-        picked = [r for r in rows
-                  if (not game or r.game == game) and (not policy or policy in r.seats)
-                  and (not ending or r.ending == ending) and (not only_replays or r.replay)]
+        picked = [
+            r
+            for r in rows
+            if (not game or r.game == game)
+            and (not policy or policy in r.seats)
+            and (not ending or r.ending == ending)
+            and (not only_replays or r.replay)
+        ]
         offset, limit = int(q.get("offset", 0)), min(int(q.get("limit", 200)), 1000)
-        return JSONResponse({"total": len(picked), "episodes": [
-            {"game": r.game, "played": r.played, "seats": r.seats, "score": r.score,
-             "ending": r.ending, "reason": r.reason, "plies": r.plies, "seed": r.seed,
-             "replay": site.relative(r.replay)} for r in picked[offset:offset + limit]]})
+        return JSONResponse(
+            {
+                "total": len(picked),
+                "episodes": [
+                    {
+                        "game": r.game,
+                        "played": r.played,
+                        "seats": r.seats,
+                        "score": r.score,
+                        "ending": r.ending,
+                        "reason": r.reason,
+                        "plies": r.plies,
+                        "seed": r.seed,
+                        "replay": site.relative(r.replay),
+                    }
+                    for r in picked[offset : offset + limit]
+                ],
+            }
+        )
 
     async def replay(request: Request) -> JSONResponse:
         target = site.resolve(request.query_params.get("path"))
@@ -105,23 +132,28 @@ def create_app(path: str | Path) -> Starlette:
 
     async def stream(request: Request) -> StreamingResponse:
         target = site.resolve(request.query_params.get("path"))
-        return StreamingResponse(_tail(target, request), media_type="text/event-stream",
-                                 headers={"cache-control": "no-cache"})
+        return StreamingResponse(
+            _tail(target, request),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-cache"},
+        )
 
     async def files(request: Request) -> FileResponse:
         return FileResponse(site.resolve(request.path_params["rel"]))
 
-    return Starlette(routes=[
-        Route("/", index),
-        Route("/episode", episode),
-        Route("/api/info", info),
-        Route("/api/league", league),
-        Route("/api/episodes", episodes),
-        Route("/api/replay", replay),
-        Route("/api/stream", stream),
-        Route("/files/{rel:path}", files),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ])
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/episode", episode),
+            Route("/api/info", info),
+            Route("/api/league", league),
+            Route("/api/episodes", episodes),
+            Route("/api/replay", replay),
+            Route("/api/stream", stream),
+            Route("/files/{rel:path}", files),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+    )
 
 
 def _rows(site: Site) -> list[Any]:
@@ -150,7 +182,9 @@ def _league_name(site: Site) -> str | None:
         db.close()
 
 
-async def _tail(path: Path, request: Request, poll: float = 0.1, idle_limit: float = 3600) -> AsyncIterator[str]:
+async def _tail(
+    path: Path, request: Request, poll: float = 0.1, idle_limit: float = 3600
+) -> AsyncIterator[str]:
     """Server-sent events: every complete line of the replay, then new ones as they are
     written, until the results line (or the client leaves, or an hour of silence)."""
     position, idle = 0, 0.0
@@ -188,8 +222,9 @@ class ViewerServer:
         self.host, self.port = self._socket.getsockname()[:2]
         config = uvicorn.Config(create_app(path), log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
+        )
 
     @property
     def url(self) -> str:

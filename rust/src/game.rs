@@ -171,6 +171,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// `results` once settled: the [`Outcome`] plus the family's audit fields.
     fn results(&self) -> Option<Value>;
 
+    /// Record the active seat's guess (cells it believes hold opponent stones)
+    /// for the ply about to be applied; the runner calls it BEFORE `apply`. Audit
+    /// only: malformed cells are dropped, never rejected. Games without guesses
+    /// ignore it.
+    fn record_guess(&mut self, cells: &[String]) -> CoreResult<()> {
+        let _ = cells;
+        Ok(())
+    }
+
     /// Names of the scripted baselines this game fields.
     fn policy_names() -> &'static [&'static str];
     /// A baseline by name: a pure function of the position (and, for its

@@ -28,6 +28,10 @@ FAMILIES: dict[str, str] = {
 def _reducer_class(family: str) -> type[Reducer]:
     if family == "gauntlet":
         return PerfectInformationReducer
+    if family == "fog":
+        from .fog import FogReducer
+
+        return FogReducer
     return Reducer
 
 

@@ -191,8 +191,11 @@ def _goal(view: dict[str, Any], seat: int) -> str:
     return f"blue, connecting rank 1 to rank {n}"
 
 
-def _alias(aliases: Sequence[str], seat: int) -> str:
-    return aliases[seat] if 0 <= seat < len(aliases) else f"seat {seat}"
+def _who(aliases: Sequence[str], seat: int, goal: str) -> str:
+    """`cog-1a2b (seat 0, red, ...)`, or `seat 0 (red, ...)` when no alias is given."""
+    if 0 <= seat < len(aliases) and aliases[seat]:
+        return f"{aliases[seat]} (seat {seat}, {goal})"
+    return f"seat {seat} ({goal})"
 
 
 def observation_text(
@@ -212,12 +215,9 @@ def observation_text(
     """
     view = state.view_for(seat)
     other = 1 - seat
-    you, them = _alias(aliases, seat), _alias(aliases, other)
-    parts = [
-        f"{view['game']}: {view['variant']}.",
-        f"You are {you} (seat {seat}, {_goal(view, seat)}); your opponent is {them} "
-        f"(seat {other}, {_goal(view, other)}).",
-    ]
+    you = _who(aliases, seat, _goal(view, seat))
+    them = _who(aliases, other, _goal(view, other))
+    parts = [f"{view['game']}: {view['variant']}.", f"You are {you}; your opponent is {them}."]
     if operator_prompt:
         parts += ["", "Your operator's instructions:", operator_prompt.strip()]
     turn = (

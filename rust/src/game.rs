@@ -140,6 +140,11 @@ impl Outcome {
 pub trait Game: Clone + Send + Sync + 'static {
     type Move: Copy + Eq + std::fmt::Debug + Send + Sync;
 
+    /// True when a fresh episode's state does not depend on its seed (nothing is
+    /// dealt): the batch simulator then clones one fresh state per episode instead
+    /// of rebuilding it (and its recorded config) from the registry.
+    const SEED_FREE_START: bool = false;
+
     /// Canonical id of the variant (`"hex"`, `"dark-hex-5"`, ...).
     fn id(&self) -> &'static str;
     fn num_seats(&self) -> usize;

@@ -5,7 +5,7 @@
 
 use super::{FogState, Mode, PlyRecord, Variant};
 use crate::game::Seat;
-use crate::kernels::hexgrid::{Mask, UNREACHABLE};
+use crate::kernels::hexgrid::Mask;
 
 /// A seat's knowledge, lifted out of the state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,11 +51,6 @@ impl Knowledge {
             }
             Mode::PhantomTtt => super::ttt_dist(n, self.own, self.proven),
         }
-    }
-
-    /// True when the believed board leaves no way to win.
-    pub fn hopeless(&self) -> bool {
-        self.believed_dist() == UNREACHABLE
     }
 }
 

@@ -181,7 +181,7 @@ impl FogState {
             guesses_made: [0; 2],
             guesses_right: [0; 2],
             pending_guess: 0,
-            history: Vec::with_capacity(v.max_plies as usize),
+            history: Vec::new(),
             outcome: None,
         }
     }
@@ -353,10 +353,12 @@ impl FogState {
 
     fn won_by(&self, seat: Seat, cell: usize) -> Option<Ending> {
         match self.v.mode {
-            Mode::DarkHex => self
-                .geometry()
-                .connects(self.stones[seat], seat)
-                .then_some(Ending::Connection),
+            Mode::DarkHex => {
+                let (g, own) = (self.geometry(), self.stones[seat]);
+                // Cheap necessary condition first: stones on both of the seat's edges.
+                let touches = own & g.source(seat) != 0 && own & g.target(seat) != 0;
+                (touches && g.connects(own, seat)).then_some(Ending::Connection)
+            }
             Mode::PhantomTtt => lines(self.n)
                 .iter()
                 .any(|&l| l >> cell & 1 == 1 && l & self.stones[seat] == l)
@@ -469,6 +471,7 @@ fn nth_bit(m: Mask, k: usize) -> usize {
 
 impl Game for FogState {
     type Move = Attempt;
+    const SEED_FREE_START: bool = true;
 
     fn id(&self) -> &'static str {
         self.v.id
@@ -533,6 +536,10 @@ impl Game for FogState {
             self.probes[me] += 1;
         } else {
             self.stones[me] |= bit;
+        }
+        if self.history.capacity() == 0 {
+            // Clones of a fresh state start without a buffer: take the whole cap once.
+            self.history.reserve_exact(self.max_plies as usize);
         }
         self.history.push(PlyRecord {
             seat: me as u8,

@@ -465,3 +465,30 @@ fn views_hide_what_the_seat_has_not_learned() {
     assert_eq!(full["stones"]["d1"], 1);
     assert_eq!(full["events"].as_array().unwrap().len(), 6);
 }
+
+#[test]
+fn the_simulator_clones_a_fresh_state_with_the_same_results() {
+    // Fog starts are seed-free, so `Batch::run` clones one fresh state per episode;
+    // the records must equal those of rebuilding every episode from the registry.
+    let batch = crate::simulate::Batch {
+        game: "recon-hex-5".into(),
+        config: Value::Null,
+        policies: vec!["random".into(), "probe".into()],
+        episodes: 200,
+        seed: 3,
+    };
+    let fast = batch.run(Some(2)).unwrap();
+    for (i, rec) in fast.iter().enumerate() {
+        let seed = crate::rng::episode_seed(3, i as u64);
+        let state = crate::registry::State::new("recon-hex-5", &Value::Null, seed).unwrap();
+        let crate::registry::AnyState::Fog(g) = state.inner else {
+            panic!("not a fog state")
+        };
+        let policies = [
+            baselines::random_policy as Policy<FogState>,
+            baselines::probe_policy,
+        ];
+        let slow = crate::simulate::play_out(g, &policies, seed, 3);
+        assert_eq!(&slow, rec);
+    }
+}

@@ -287,3 +287,12 @@ def test_parse_reply_only_ever_raises_reply_rejected(text, game_id):
         return
     assert reply.move in s.legal_moves()
     assert len(reply.say) <= 140 and len(reply.notes) <= 400 and len(reply.guess) <= 25
+
+
+def test_every_prompt_names_the_variant_label():
+    for game_id in VARIANTS:
+        s = coworld.game(game_id).init(seed=1)
+        label = s.config["variant"]
+        for seat in (0, 1):
+            text = fog.observation_text(s, seat, notes="", operator_prompt="", aliases=[])
+            assert text.startswith(f"{game_id}: {label}.")

@@ -3,7 +3,9 @@
 Both engines are driven with the same uniformly random attempts (drawn from
 OpenSpiel's legal actions, which are the mover's own-view legal set) for
 thousands of games. At every ply the mover, the mover's legal attempts and the
-result of the attempt (placed / occupied) must agree, and at the end the
+result of the attempt (placed / occupied) must agree; after every ply what each
+seat knows must agree (OpenSpiel's `observation_string(player)` against our
+`view_for(seat)`: own stones and proven opponent stones); at the end the
 outcome (returns) must agree.
 
 Peers and mapping:
@@ -92,6 +94,22 @@ def _stones(state) -> int:
     return sum(ch in "xo" for ch in str(state))
 
 
+def _knowledge(peer, player: int, to_cell) -> tuple[set[str], set[str]]:
+    """(own stones, opponent stones it has seen) from OpenSpiel's observation string,
+    a grid of `x` (player 0), `o` (player 1) and `.`, one line per row, row 0 first."""
+    mine, theirs = ("x", "o") if player == 0 else ("o", "x")
+    rows = peer.observation_string(player).split("\n")
+    own, seen = set(), set()
+    for i, row in enumerate(rows):
+        for j, ch in enumerate(row):
+            cell = to_cell(i * len(rows) + j)
+            if ch == mine:
+                own.add(cell)
+            elif ch == theirs:
+                seen.add(cell)
+    return own, seen
+
+
 def test_the_cell_mappings_are_bijections():
     for game_id, (_, to_action, to_cell) in PEERS.items():
         n = coworld.game(game_id).init(seed=1).view()["size"]
@@ -140,6 +158,11 @@ def test_random_games_agree_ply_by_ply(game_id):
             assert log[-1]["cell"] == to_cell(action), where
             assert log[-1]["result"] == peer_result, where
             collisions += peer_result == "occupied"
+            for player in (0, 1):
+                view = ours.view_for(player)
+                own, seen = _knowledge(peer, player, to_cell)
+                assert set(view["ownStones"]) == own, f"{where} seat {player}"
+                assert set(view["provenStones"]) == seen, f"{where} seat {player}"
         assert ours.is_terminal, f"{game_id} game {game}: OpenSpiel ended, we did not"
         assert ours.results["score"] == [int(x) for x in peer.returns()], f"{game_id} {game}"
     # The comparison exercised collisions, not only clean placements.

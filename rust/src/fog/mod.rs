@@ -383,12 +383,22 @@ impl FogState {
                 })
         };
         let anchor = anchor.map(on_board).transpose()?;
-        let c = on_board(cell)?;
-        if self.stones[me] >> c & 1 == 1 {
-            return Err(self.illegal(text, format!("{cell} already holds your stone")));
+        if let Some(a) = anchor {
+            if self.legal_anchors() >> a & 1 == 0 {
+                return Err(
+                    self.illegal(text, format!("{} cannot anchor a sense", self.cell_text(a)))
+                );
+            }
         }
-        if self.proven[me] >> c & 1 == 1 {
-            return Err(self.illegal(text, format!("{cell} is known to hold an opponent stone")));
+        let c = on_board(cell)?;
+        // The same mask the seat's view lists; the reason says which rule excludes the cell.
+        if self.legal_attempts(me) >> c & 1 == 0 {
+            let reason = if self.stones[me] >> c & 1 == 1 {
+                format!("{cell} already holds your stone")
+            } else {
+                format!("{cell} is known to hold an opponent stone")
+            };
+            return Err(self.illegal(text, reason));
         }
         Ok(Attempt {
             anchor: anchor.map(|a| a as u8),

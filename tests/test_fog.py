@@ -296,3 +296,15 @@ def test_every_prompt_names_the_variant_label():
         for seat in (0, 1):
             text = fog.observation_text(s, seat, notes="", operator_prompt="", aliases=[])
             assert text.startswith(f"{game_id}: {label}.")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=60), game_id=st.sampled_from(VARIANTS))
+def test_the_reader_never_fails_otherwise(text, game_id):
+    s = play(game_id, "")
+    try:
+        move = s.read_move(text)
+    except IllegalMove as e:
+        assert e.kind in ("unparseable", "illegal") and e.legal
+        return
+    assert move in s.legal_moves()

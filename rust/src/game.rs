@@ -140,6 +140,11 @@ impl Outcome {
 pub trait Game: Clone + Send + Sync + 'static {
     type Move: Copy + Eq + std::fmt::Debug + Send + Sync;
 
+    /// True when a fresh episode's state does not depend on its seed (nothing is
+    /// dealt): the batch simulator then clones one fresh state per episode instead
+    /// of rebuilding it (and its recorded config) from the registry.
+    const SEED_FREE_START: bool = false;
+
     /// Canonical id of the variant (`"hex"`, `"dark-hex-5"`, ...).
     fn id(&self) -> &'static str;
     fn num_seats(&self) -> usize;
@@ -170,6 +175,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
     /// `results` once settled: the [`Outcome`] plus the family's audit fields.
     fn results(&self) -> Option<Value>;
+
+    /// Record the active seat's guess (cells it believes hold opponent stones)
+    /// for the ply about to be applied; the runner calls it BEFORE `apply`. Audit
+    /// only: malformed cells are dropped, never rejected. Games without guesses
+    /// ignore it.
+    fn record_guess(&mut self, cells: &[String]) -> CoreResult<()> {
+        let _ = cells;
+        Ok(())
+    }
 
     /// Names of the scripted baselines this game fields.
     fn policy_names() -> &'static [&'static str];

@@ -3,6 +3,7 @@
 //! `python` feature) and only converts.
 
 pub mod error;
+pub mod fog;
 pub mod game;
 pub mod gauntlet;
 pub mod kernels;

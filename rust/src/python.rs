@@ -80,14 +80,25 @@ impl PyState {
             .map_err(to_pyerr)
     }
 
-    /// Rebuild a state from its recorded config, seed and moves (used by pickle).
+    /// Rebuild a state from its recorded config, seed, moves and guesses (used by pickle).
     #[staticmethod]
-    fn replay(game: &str, config: Option<&str>, seed: i64, moves: Vec<String>) -> PyResult<Self> {
-        let mut s = State::new(game, &parse_config(config)?, seed).map_err(to_pyerr)?;
-        for m in &moves {
-            s.apply(m).map_err(to_pyerr)?;
-        }
-        Ok(PyState(s))
+    #[pyo3(signature = (game, config, seed, moves, guesses=None))]
+    fn replay(
+        game: &str,
+        config: Option<&str>,
+        seed: i64,
+        moves: Vec<String>,
+        guesses: Option<Vec<(usize, Vec<String>)>>,
+    ) -> PyResult<Self> {
+        State::replay(
+            game,
+            &parse_config(config)?,
+            seed,
+            &moves,
+            &guesses.unwrap_or_default(),
+        )
+        .map(PyState)
+        .map_err(to_pyerr)
     }
 
     #[getter]
@@ -153,6 +164,13 @@ impl PyState {
         next.apply(text).map_err(to_pyerr)?;
         Ok(PyState(next))
     }
+    /// The state with the active seat's guess recorded for the coming ply
+    /// (fog; a no-op elsewhere). Malformed cells are dropped, never rejected.
+    fn with_guess(&self, cells: Vec<String>) -> PyResult<Self> {
+        let mut next = self.0.clone();
+        next.record_guess(&cells).map_err(to_pyerr)?;
+        Ok(PyState(next))
+    }
     fn settle_deadline(&self) -> Self {
         let mut next = self.0.clone();
         next.settle_deadline();
@@ -171,15 +189,25 @@ impl PyState {
         self.0.baseline_move(name).map_err(to_pyerr)
     }
 
+    #[allow(clippy::type_complexity)]
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, String, i64, Vec<String>))> {
+    ) -> PyResult<(
+        Bound<'py, PyAny>,
+        (String, String, i64, Vec<String>, Vec<(usize, Vec<String>)>),
+    )> {
         let s = &slf.get().0;
         let ctor = slf.get_type().getattr("replay")?;
         let config = s.settings.to_string();
         Ok((
             ctor,
-            (s.requested.to_string(), config, s.seed, s.moves.clone()),
+            (
+                s.requested.to_string(),
+                config,
+                s.seed,
+                s.moves.clone(),
+                s.guesses.clone(),
+            ),
         ))
     }
 

@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{CoreError, CoreResult};
+use crate::fog::FogState;
 use crate::game::{Game, Seat};
 use crate::gauntlet::{self, connect_four::ConnectFour, Gauntlet};
 use crate::rng::{resolve_seed, Rng};
@@ -40,6 +41,7 @@ macro_rules! games {
 
 games! {
     ConnectFour(ConnectFour),
+    Fog(FogState),
 }
 
 /// A game in progress, with the config and seed that make it re-derivable.
@@ -55,6 +57,9 @@ pub struct State {
     pub settings: Value,
     /// Canonical text of every move applied, in order.
     pub moves: Vec<String>,
+    /// Guesses recorded (fog), each with the number of moves applied before it,
+    /// so a rebuilt state re-records them at the same plies.
+    pub guesses: Vec<(usize, Vec<String>)>,
     pub inner: AnyState,
 }
 
@@ -98,6 +103,11 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
             check_keys(config, &[])?;
             Ok((AnyState::ConnectFour(ConnectFour::new()), json!({})))
         }
+        "phantom-ttt-3" | "dark-hex-4" | "dark-hex-5" | "recon-hex-5" => {
+            check_keys(config, &[])?;
+            let v = crate::fog::variant(id).ok_or_else(|| CoreError::config("game", id))?;
+            Ok((AnyState::Fog(FogState::new(v)), v.config()))
+        }
         _ => Err(CoreError::config("game", format!("{id} is not built yet"))),
     }
 }
@@ -134,6 +144,7 @@ impl State {
             config: Value::Object(full),
             settings: config.clone(),
             moves: Vec::new(),
+            guesses: Vec::new(),
             inner,
         })
     }
@@ -166,6 +177,33 @@ impl State {
         let name = dispatch!(&mut self.inner, g => g.try_apply(text).map(|m| g.move_name(m)))?;
         self.moves.push(name.clone());
         Ok(name)
+    }
+    /// Record the active seat's guess for the coming ply (see [`Game::record_guess`]).
+    pub fn record_guess(&mut self, cells: &[String]) -> CoreResult<()> {
+        dispatch!(&mut self.inner, g => g.record_guess(cells))?;
+        self.guesses.push((self.moves.len(), cells.to_vec()));
+        Ok(())
+    }
+    /// Rebuild an episode from its recorded moves and guesses.
+    pub fn replay(
+        id: &str,
+        config: &Value,
+        seed: i64,
+        moves: &[String],
+        guesses: &[(usize, Vec<String>)],
+    ) -> CoreResult<State> {
+        let mut s = State::new(id, config, seed)?;
+        let mut pending = guesses.iter().peekable();
+        for (i, m) in moves.iter().enumerate() {
+            while let Some((_, cells)) = pending.next_if(|(at, _)| *at == i) {
+                s.record_guess(cells)?;
+            }
+            s.apply(m)?;
+        }
+        for (_, cells) in pending {
+            s.record_guess(cells)?;
+        }
+        Ok(s)
     }
     pub fn settle_deadline(&mut self) {
         dispatch!(&mut self.inner, g => g.settle_deadline())

@@ -74,22 +74,27 @@ impl Batch {
             .num_threads(threads.unwrap_or(0))
             .build()
             .map_err(|e| CoreError::config("threads", e.to_string()))?;
+        let template = State::new(&self.game, &self.config, episode_seed(self.seed, 0))?;
+        let reuse = template.requested != "rotate" && seed_free_start(&template);
+        let template = reuse.then_some(&template);
         pool.install(|| {
             (self.start..self.start + self.episodes)
                 .into_par_iter()
-                .map(|i| self.episode(i))
+                .map(|i| self.episode(i, template))
                 .collect()
         })
     }
 
-    fn episode(&self, index: u64) -> CoreResult<EpisodeRecord> {
+    /// Episode `index`; `template` is a fresh state to clone when the start is seed-free.
+    fn episode(&self, index: u64, template: Option<&State>) -> CoreResult<EpisodeRecord> {
         let seed = episode_seed(self.seed, index);
-        let state = State::new(&self.game, &self.config, seed)?;
-        let game = GAMES
-            .iter()
-            .position(|g| *g == state.game_id())
-            .unwrap_or(0) as u8;
-        dispatch!(state.inner, g => {
+        let inner = match template {
+            Some(t) => t.inner.clone(),
+            None => State::new(&self.game, &self.config, seed)?.inner,
+        };
+        let played = dispatch!(&inner, g => g.id());
+        let game = GAMES.iter().position(|g| *g == played).unwrap_or(0) as u8;
+        dispatch!(inner, g => {
             let policies = self
                 .policies
                 .iter()
@@ -98,6 +103,13 @@ impl Batch {
             Ok(play_out(g, &policies, seed, game))
         })
     }
+}
+
+fn seed_free_start(state: &State) -> bool {
+    fn of<G: Game>(_g: &G) -> bool {
+        G::SEED_FREE_START
+    }
+    dispatch!(&state.inner, g => of(g))
 }
 
 /// Play one episode to its end with one baseline per seat.

@@ -38,6 +38,10 @@ def family_module(game_id: str) -> ModuleType:
 def _reducer_class(family: str) -> type[Reducer]:
     if family == "gauntlet":
         return PerfectInformationReducer
+    if family == "fog":
+        from .fog import FogReducer
+
+        return FogReducer
     return Reducer
 
 

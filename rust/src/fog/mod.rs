@@ -1,0 +1,648 @@
+//! Fog-of-War Boards: phantom tic-tac-toe and dark hex (plus recon hex) as one
+//! engine parameterised by mode, size, abrupt, sense and the ply cap.
+//!
+//! A ply is one attempt: the mover names a cell (after a sense anchor in recon
+//! hex); an empty cell takes its stone, an opponent's cell places nothing and
+//! proves that stone to the mover (a probe). Each seat knows only its own
+//! stones, the opponent stones it has proven, its own referee log and the public
+//! counters; `view_for` is built from exactly that ([`knowledge`]).
+//!
+//! Cells are bits `rank * n + file` (a1 is bit 0), the indexing of
+//! [`crate::kernels::hexgrid`], whose adjacency, connection test and 0-1 BFS
+//! `distToWin` dark hex uses unchanged.
+
+pub mod baselines;
+pub mod knowledge;
+mod view;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+
+use crate::error::{CoreError, CoreResult};
+use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
+
+/// Largest board of the family (5 x 5); guesses and logs fit a `u32` mask.
+pub const MAX_CELLS: usize = 25;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    PhantomTtt,
+    DarkHex,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::PhantomTtt => "phantom-ttt",
+            Mode::DarkHex => "dark-hex",
+        }
+    }
+}
+
+/// One row of the spec's variant table.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub id: &'static str,
+    pub mode: Mode,
+    pub size: usize,
+    /// A collision ends the turn.
+    pub abrupt: bool,
+    /// Side of the sensed block (0: no sensing).
+    pub sense: usize,
+    pub max_plies: u32,
+    /// Where the variant comes from, shown in its config, docs and prompts.
+    pub label: &'static str,
+    /// True for recon-hex-5, which ports nothing.
+    pub original: bool,
+}
+
+pub const VARIANTS: [Variant; 4] = [
+    Variant {
+        id: "phantom-ttt-3",
+        mode: Mode::PhantomTtt,
+        size: 3,
+        abrupt: false,
+        sense: 0,
+        max_plies: 18,
+        label: "a port of OpenSpiel phantom_ttt",
+        original: false,
+    },
+    Variant {
+        id: "dark-hex-4",
+        mode: Mode::DarkHex,
+        size: 4,
+        abrupt: false,
+        sense: 0,
+        max_plies: 32,
+        label: "a port of OpenSpiel dark_hex",
+        original: false,
+    },
+    Variant {
+        id: "dark-hex-5",
+        mode: Mode::DarkHex,
+        size: 5,
+        abrupt: true,
+        sense: 0,
+        max_plies: 50,
+        label: "a port of OpenSpiel abrupt_dark_hex",
+        original: false,
+    },
+    Variant {
+        id: "recon-hex-5",
+        mode: Mode::DarkHex,
+        size: 5,
+        abrupt: true,
+        sense: 3,
+        max_plies: 50,
+        label: "an original variant, not a port of OpenSpiel rbc",
+        original: true,
+    },
+];
+
+/// The variant with this id.
+pub fn variant(id: &str) -> Option<&'static Variant> {
+    VARIANTS.iter().find(|v| v.id == id)
+}
+
+impl Variant {
+    /// The config a replay header records (`game`, `seed`, `first` are added by the registry).
+    pub fn config(&self) -> Value {
+        serde_json::json!({
+            "mode": self.mode.name(),
+            "size": self.size,
+            "abrupt": self.abrupt,
+            "sense": self.sense,
+            "maxPlies": self.max_plies,
+            "variant": self.label,
+            "original": self.original,
+        })
+    }
+}
+
+/// One decision: an optional sense anchor (recon hex only) and the attempted cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Attempt {
+    pub anchor: Option<u8>,
+    pub cell: u8,
+}
+
+/// What one ply did, kept for the referee logs and the spectator events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlyRecord {
+    pub seat: u8,
+    pub anchor: Option<u8>,
+    pub cell: u8,
+    /// The attempt hit an opponent stone.
+    pub occupied: bool,
+    /// Opponent stones and empty cells inside the sensed block.
+    pub sensed_stones: u32,
+    pub sensed_empty: u32,
+    /// Cells the mover guessed hold opponent stones (audit only).
+    pub guess: u32,
+}
+
+/// The state of a fog episode: the true board, each seat's knowledge, the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FogState {
+    v: &'static Variant,
+    n: usize,
+    board: Mask,
+    stones: [Mask; 2],
+    /// Opponent stones each seat has proven (by collision or sense).
+    proven: [Mask; 2],
+    mover: Seat,
+    plies: u32,
+    max_plies: u32,
+    probes: [u32; 2],
+    guesses_made: [u32; 2],
+    guesses_right: [u32; 2],
+    /// Guess recorded for the coming ply (`record_guess` runs before `apply`).
+    pending_guess: u32,
+    history: Vec<PlyRecord>,
+    outcome: Option<Outcome>,
+}
+
+impl FogState {
+    pub fn new(v: &'static Variant) -> Self {
+        let n = v.size;
+        FogState {
+            v,
+            n,
+            board: (1 << (n * n)) - 1,
+            stones: [0; 2],
+            proven: [0; 2],
+            mover: 0,
+            plies: 0,
+            max_plies: v.max_plies,
+            probes: [0; 2],
+            guesses_made: [0; 2],
+            guesses_right: [0; 2],
+            pending_guess: 0,
+            history: Vec::new(),
+            outcome: None,
+        }
+    }
+
+    /// A state of the variant `id`, if it is a fog variant.
+    pub fn of(id: &str) -> Option<Self> {
+        variant(id).map(Self::new)
+    }
+
+    pub fn variant(&self) -> &'static Variant {
+        self.v
+    }
+    pub fn size(&self) -> usize {
+        self.n
+    }
+    pub fn board(&self) -> Mask {
+        self.board
+    }
+    pub fn stones(&self, seat: Seat) -> Mask {
+        self.stones[seat]
+    }
+    pub fn proven(&self, seat: Seat) -> Mask {
+        self.proven[seat]
+    }
+    pub fn history(&self) -> &[PlyRecord] {
+        &self.history
+    }
+    pub fn max_plies(&self) -> u32 {
+        self.max_plies
+    }
+    fn is_hex(&self) -> bool {
+        self.v.mode == Mode::DarkHex
+    }
+    fn geometry(&self) -> &'static Geometry {
+        hexgrid::geometry(self.n)
+    }
+
+    /// Cells `seat` may attempt: on the board, not its own, not proven occupied.
+    /// The validator and every seat-facing list use this one function.
+    pub fn legal_attempts(&self, seat: Seat) -> Mask {
+        self.knowledge(seat).legal_attempts()
+    }
+
+    /// What `seat` knows (own stones, proven opponent stones).
+    pub fn knowledge(&self, seat: Seat) -> knowledge::Knowledge {
+        knowledge::Knowledge::of(self, seat)
+    }
+
+    /// Legal sense anchors: every on-board cell when the variant senses, else none.
+    pub fn legal_anchors(&self) -> Mask {
+        if self.v.sense > 0 {
+            self.board
+        } else {
+            0
+        }
+    }
+
+    /// The sensed block around `anchor`: `(file+i, rank+j)` for |i|, |j| <= sense/2, clipped.
+    pub fn sense_block(&self, anchor: usize) -> Mask {
+        let r = (self.v.sense / 2) as isize;
+        let (f0, r0) = (anchor % self.n, anchor / self.n);
+        let mut m = 0;
+        for dr in -r..=r {
+            for df in -r..=r {
+                let (f, rk) = (f0 as isize + df, r0 as isize + dr);
+                if (0..self.n as isize).contains(&f) && (0..self.n as isize).contains(&rk) {
+                    m |= 1 << (rk as usize * self.n + f as usize);
+                }
+            }
+        }
+        m
+    }
+
+    /// `distToWin` of `seat` on a board where it owns `own` and the opponent `opp`.
+    pub fn dist(&self, own: Mask, opp: Mask, seat: Seat) -> u8 {
+        match self.v.mode {
+            Mode::DarkHex => self.geometry().dist_to_win(own, opp, seat),
+            Mode::PhantomTtt => ttt_dist(self.n, own, opp),
+        }
+    }
+
+    /// `distToWin` on the TRUE board (scorebug, results, adjudication).
+    pub fn true_dist(&self, seat: Seat) -> u8 {
+        self.dist(self.stones[seat], self.stones[1 - seat], seat)
+    }
+
+    /// `distToWin` on `seat`'s BELIEVED board: its stones, its proven opponent
+    /// stones, every other cell empty. Only that seat's own view shows it.
+    pub fn believed_dist(&self, seat: Seat) -> u8 {
+        self.knowledge(seat).believed_dist()
+    }
+
+    /// Opponent stones `seat` has discovered (proven by collision or sense).
+    pub fn discovered(&self, seat: Seat) -> u32 {
+        self.proven[seat].count_ones()
+    }
+    pub fn probes(&self, seat: Seat) -> u32 {
+        self.probes[seat]
+    }
+    pub fn guesses_made(&self, seat: Seat) -> u32 {
+        self.guesses_made[seat]
+    }
+    /// Fraction of guessed cells that held an opponent stone; `None` before any guess.
+    pub fn guess_accuracy(&self, seat: Seat) -> Option<f64> {
+        (self.guesses_made[seat] > 0)
+            .then(|| self.guesses_right[seat] as f64 / self.guesses_made[seat] as f64)
+    }
+
+    /// The cells that won: the hex chain (source end first) or the ttt line.
+    pub fn winning_cells(&self) -> Option<Vec<usize>> {
+        let o = self.outcome.as_ref()?;
+        let w = o.winner?;
+        match o.ending {
+            Ending::Connection => self.geometry().winning_path(self.stones[w], w),
+            Ending::Line => {
+                let last = self.history.last()?.cell as usize;
+                let line = lines(self.n)
+                    .iter()
+                    .find(|&&l| l >> last & 1 == 1 && l & self.stones[w] == l)?;
+                Some(bits(*line).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// Record a reply's guess for the coming ply; off-board or malformed cells
+    /// are dropped (guesses are audited, never rejected), repeats count once.
+    pub fn set_guess(&mut self, cells: &[String]) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let mut mask = 0u32;
+        for text in cells.iter().take(self.n * self.n) {
+            if let Some((f, r)) = parse_cell(&squeeze(text), self.n, self.n) {
+                mask |= 1 << (r * self.n + f);
+            }
+        }
+        self.pending_guess = mask;
+    }
+
+    /// Test hook: the same variant with a lower ply cap, to reach adjudication.
+    #[cfg(test)]
+    pub(crate) fn with_max_plies(mut self, max_plies: u32) -> Self {
+        self.max_plies = max_plies;
+        self
+    }
+
+    fn cell_text(&self, cell: usize) -> String {
+        cell_name(cell % self.n, cell / self.n)
+    }
+
+    /// Algebraic names of a mask's cells, file by file (a1 a2 .. b1 ..).
+    pub fn names(&self, m: Mask) -> Vec<String> {
+        self.file_major(m).map(|c| self.cell_text(c)).collect()
+    }
+
+    /// A mask's cells in reading order a1, a2, .., b1, ..
+    fn file_major(&self, m: Mask) -> impl Iterator<Item = usize> + '_ {
+        let n = self.n;
+        (0..n * n)
+            .map(move |i| (i % n) * n + i / n)
+            .filter(move |&c| m >> c & 1 == 1)
+    }
+
+    fn adjudicate(&self, ending: Ending) -> Outcome {
+        let d = [self.true_dist(0) as i64, self.true_dist(1) as i64];
+        Outcome::higher_wins([-d[0], -d[1]], ending)
+    }
+
+    fn won_by(&self, seat: Seat, cell: usize) -> Option<Ending> {
+        match self.v.mode {
+            Mode::DarkHex => {
+                let (g, own) = (self.geometry(), self.stones[seat]);
+                // Cheap necessary condition first: stones on both of the seat's edges.
+                let touches = own & g.source(seat) != 0 && own & g.target(seat) != 0;
+                (touches && g.connects(own, seat)).then_some(Ending::Connection)
+            }
+            Mode::PhantomTtt => lines(self.n)
+                .iter()
+                .any(|&l| l >> cell & 1 == 1 && l & self.stones[seat] == l)
+                .then_some(Ending::Line),
+        }
+    }
+
+    /// Why `text`'s cells do not make a legal attempt, if they do not.
+    fn check_attempt(&self, text: &str, anchor: Option<&str>, cell: &str) -> CoreResult<Attempt> {
+        let me = self.mover;
+        let on_board = |tok: &str| {
+            parse_cell(tok, self.n, self.n)
+                .map(|(f, r)| r * self.n + f)
+                .ok_or_else(|| {
+                    self.illegal(
+                        text,
+                        format!(
+                            "{tok} is off the board (a1..{})",
+                            self.cell_text(self.n * self.n - 1)
+                        ),
+                    )
+                })
+        };
+        let anchor = anchor.map(on_board).transpose()?;
+        if let Some(a) = anchor {
+            if self.legal_anchors() >> a & 1 == 0 {
+                return Err(
+                    self.illegal(text, format!("{} cannot anchor a sense", self.cell_text(a)))
+                );
+            }
+        }
+        let c = on_board(cell)?;
+        // The same mask the seat's view lists; the reason says which rule excludes the cell.
+        if self.legal_attempts(me) >> c & 1 == 0 {
+            let reason = if self.stones[me] >> c & 1 == 1 {
+                format!("{cell} already holds your stone")
+            } else {
+                format!("{cell} is known to hold an opponent stone")
+            };
+            return Err(self.illegal(text, reason));
+        }
+        Ok(Attempt {
+            anchor: anchor.map(|a| a as u8),
+            cell: c as u8,
+        })
+    }
+
+    /// The shape a move takes in this variant, for error messages.
+    fn move_shape(&self) -> &'static str {
+        if self.v.sense > 0 {
+            "a sense anchor and a cell, as b2+c3 (every cell is a legal anchor)"
+        } else {
+            "one cell, as c3"
+        }
+    }
+
+    /// Errors list the legal attempts (the cells; in recon hex any cell may anchor).
+    fn illegal(&self, text: &str, reason: String) -> CoreError {
+        CoreError::illegal(
+            text,
+            format!("{reason}; a move is {}", self.move_shape()),
+            self.names(self.legal_attempts(self.mover)),
+        )
+    }
+}
+
+/// The lines of n-in-a-row on an n x n board: rows, files, both diagonals.
+pub fn lines(n: usize) -> &'static [Mask] {
+    use std::sync::OnceLock;
+    static LINES: OnceLock<Vec<Vec<Mask>>> = OnceLock::new();
+    &LINES.get_or_init(|| {
+        (0..=hexgrid::MAX_SIZE)
+            .map(|n| {
+                let bit = |f: usize, r: usize| 1 << (r * n + f);
+                let mut v: Vec<Mask> = Vec::new();
+                v.extend((0..n).map(|r| (0..n).fold(0, |m, f| m | bit(f, r))));
+                v.extend((0..n).map(|f| (0..n).fold(0, |m, r| m | bit(f, r))));
+                v.push((0..n).fold(0, |m, i| m | bit(i, i)));
+                v.push((0..n).fold(0, |m, i| m | bit(i, n - 1 - i)));
+                v
+            })
+            .collect()
+    })[n]
+}
+
+/// Tic-tac-toe `distToWin`: min over lines free of `opp` of (n - own marks in it).
+pub fn ttt_dist(n: usize, own: Mask, opp: Mask) -> u8 {
+    lines(n)
+        .iter()
+        .filter(|&&l| l & opp == 0)
+        .map(|&l| (n as u32 - (l & own).count_ones()) as u8)
+        .min()
+        .unwrap_or(UNREACHABLE)
+}
+
+/// Every cell named in squeezed text: a letter followed by its digits
+/// (`senseb2attemptc3` names b2 and c3; letters not followed by a digit are skipped).
+fn cell_tokens(s: &str) -> Vec<&str> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i].is_ascii_lowercase() && b[i + 1].is_ascii_digit() {
+            let end = (i + 1..b.len())
+                .find(|&j| !b[j].is_ascii_digit())
+                .unwrap_or(b.len());
+            out.push(&s[i..end]);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Select the `k`-th set bit (0-based) of a mask.
+fn nth_bit(m: Mask, k: usize) -> usize {
+    bits(m).nth(k).expect("k < popcount")
+}
+
+impl Game for FogState {
+    type Move = Attempt;
+    const SEED_FREE_START: bool = true;
+
+    fn id(&self) -> &'static str {
+        self.v.id
+    }
+    fn num_seats(&self) -> usize {
+        2
+    }
+    fn active_seat(&self) -> Option<Seat> {
+        self.outcome.is_none().then_some(self.mover)
+    }
+    fn plies(&self) -> u32 {
+        self.plies
+    }
+    fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn legal_moves_into(&self, out: &mut Vec<Attempt>) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        let cells: Vec<usize> = self.file_major(self.legal_attempts(self.mover)).collect();
+        if self.v.sense == 0 {
+            out.extend(cells.iter().map(|&c| Attempt {
+                anchor: None,
+                cell: c as u8,
+            }));
+            return;
+        }
+        for a in self.file_major(self.legal_anchors()) {
+            out.extend(cells.iter().map(|&c| Attempt {
+                anchor: Some(a as u8),
+                cell: c as u8,
+            }));
+        }
+    }
+
+    /// Steps 6-12 of the spec's resolution order for one ply.
+    fn apply(&mut self, mv: Attempt) {
+        let me = self.mover;
+        let opp = 1 - me;
+        let cell = mv.cell as usize;
+        debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
+        let guess = std::mem::take(&mut self.pending_guess);
+        self.guesses_made[me] += guess.count_ones();
+        self.guesses_right[me] += (guess as Mask & self.stones[opp]).count_ones();
+        // 6. Sense: opponent stones become knowledge; emptiness is logged with its ply.
+        let (mut sensed_stones, mut sensed_empty) = (0, 0);
+        if let Some(a) = mv.anchor {
+            let block = self.sense_block(a as usize);
+            let found = block & self.stones[opp];
+            self.proven[me] |= found;
+            sensed_stones = found as u32;
+            sensed_empty = (block & !self.stones[0] & !self.stones[1]) as u32;
+        }
+        // 7. Attempt.
+        let bit: Mask = 1 << cell;
+        let occupied = self.stones[opp] & bit != 0;
+        if occupied {
+            self.proven[me] |= bit;
+            self.probes[me] += 1;
+        } else {
+            self.stones[me] |= bit;
+        }
+        if self.history.capacity() == 0 {
+            // Clones of a fresh state start without a buffer: take the whole cap once.
+            self.history.reserve_exact(self.max_plies as usize);
+        }
+        self.history.push(PlyRecord {
+            seat: me as u8,
+            anchor: mv.anchor,
+            cell: mv.cell,
+            occupied,
+            sensed_stones,
+            sensed_empty,
+            guess,
+        });
+        self.plies += 1;
+        // 9. Win check, after a placement only.
+        if !occupied {
+            if let Some(ending) = self.won_by(me, cell) {
+                self.outcome = Some(Outcome::win(me, ending));
+                return;
+            }
+        }
+        // 10. Turn transfer.
+        if !occupied || self.v.abrupt {
+            self.mover = opp;
+        }
+        // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
+        if !self.is_hex() && (self.stones[0] | self.stones[1]) == self.board {
+            self.outcome = Some(Outcome::draw(Ending::BoardFull));
+        } else if self.plies >= self.max_plies {
+            // 12. Ply cap.
+            self.outcome = Some(self.adjudicate(Ending::PlyCap));
+        }
+    }
+
+    fn settle_deadline(&mut self) {
+        if self.outcome.is_none() {
+            self.outcome = Some(self.adjudicate(Ending::WallClock));
+        }
+    }
+
+    fn move_name(&self, mv: Attempt) -> String {
+        let cell = self.cell_text(mv.cell as usize);
+        match mv.anchor {
+            Some(a) => format!("{}+{cell}", self.cell_text(a as usize)),
+            None => cell,
+        }
+    }
+
+    /// The tolerant reader: squeeze the text, then take its cells (a letter and
+    /// its digits): exactly one for a plain attempt, exactly two (anchor, then
+    /// cell) in recon hex. `c3`, `C3.`, `b2+c3`, `b2 c3`, `b2c3` and
+    /// `sense b2 attempt c3` all read.
+    fn read_move(&self, text: &str) -> CoreResult<Attempt> {
+        if self.outcome.is_some() {
+            return Err(self.over_error(text));
+        }
+        let s = squeeze(text);
+        let tokens = cell_tokens(&s);
+        match (self.v.sense > 0, tokens.as_slice()) {
+            (false, [cell]) => self.check_attempt(text, None, cell),
+            (true, [anchor, cell]) => self.check_attempt(text, Some(anchor), cell),
+            _ => Err(CoreError::unparseable(
+                text,
+                format!("{} takes {}", self.v.id, self.move_shape()),
+                self.names(self.legal_attempts(self.mover)),
+            )),
+        }
+    }
+
+    fn view(&self) -> Value {
+        view::spectator(self)
+    }
+
+    fn view_for(&self, seat: Seat) -> Value {
+        view::seat(self, seat)
+    }
+
+    fn results(&self) -> Option<Value> {
+        view::results(self)
+    }
+
+    fn record_guess(&mut self, cells: &[String]) -> CoreResult<()> {
+        self.set_guess(cells);
+        Ok(())
+    }
+
+    fn policy_names() -> &'static [&'static str] {
+        &["probe", "sweep", "random"]
+    }
+
+    fn policy(name: &str) -> Option<Policy<Self>> {
+        match name {
+            "probe" => Some(baselines::probe_policy),
+            "sweep" => Some(baselines::sweep_policy),
+            "random" => Some(baselines::random_policy),
+            _ => None,
+        }
+    }
+}

@@ -431,6 +431,7 @@ fn baselines_beat_random() {
                 game: id.into(),
                 config: Value::Null,
                 policies: policies.iter().map(|s| s.to_string()).collect(),
+                start: 0,
                 episodes: 400,
                 seed: 5,
             };
@@ -477,6 +478,7 @@ fn the_simulator_clones_a_fresh_state_with_the_same_results() {
         game: "recon-hex-5".into(),
         config: Value::Null,
         policies: vec!["random".into(), "probe".into()],
+        start: 0,
         episodes: 200,
         seed: 3,
     };

@@ -101,12 +101,17 @@ class ClaudeClient:
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     ) -> Answer:
         started = time.monotonic()
+        options: dict[str, Any] = {}
+        if policy.effort:
+            options["output_config"] = {"effort": policy.effort}
+        if policy.temperature is not None:
+            options["extra_body"] = {"temperature": policy.temperature}
         response = await self._client.messages.create(
             model=policy.model,
             max_tokens=policy.max_tokens,
-            temperature=policy.temperature,
             system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            messages=messages,
+            messages=messages,  # type: ignore[arg-type]
+            **options,
         )
         text = "".join(getattr(block, "text", "") for block in response.content)
         return Answer(

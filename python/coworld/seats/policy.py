@@ -13,6 +13,7 @@ from ..errors import ConfigError
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_MAX_TOKENS = 1024
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 
 @dataclass(frozen=True)
@@ -35,14 +36,18 @@ class ClaudePolicy:
     prompt: str
     model: str = DEFAULT_MODEL
     max_tokens: int = DEFAULT_MAX_TOKENS
-    temperature: float = 1.0
+    #: None: the model's default. The current `anthropic` client has no `temperature`
+    #: argument, so a set value travels as an extra body field.
+    temperature: float | None = None
+    #: Optional `output_config.effort` (low, medium, high, xhigh, max).
+    effort: str | None = None
     path: str = ""
     kind = "claude"
 
     @property
     def digest(self) -> str:
         """A hash of everything that changes how the policy plays."""
-        text = f"{self.model}\n{self.max_tokens}\n{self.temperature}\n{self.prompt}"
+        text = f"{self.model}\n{self.max_tokens}\n{self.temperature}\n{self.effort}\n{self.prompt}"
         return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -72,16 +77,17 @@ def _load_file(path: Path) -> ClaudePolicy:
         raise ConfigError(
             f"{path}: the policy has no prompt (field `prompt` or the Markdown body)", "prompt"
         )
-    unknown = set(meta) - {"name", "model", "max_tokens", "temperature"}
+    unknown = set(meta) - {"name", "model", "max_tokens", "temperature", "effort"}
     if unknown:
         raise ConfigError(
             f"{path}: unknown field {sorted(unknown)[0]!r}; fields: name, model, "
-            "max_tokens, temperature, prompt",
+            "max_tokens, temperature, effort, prompt",
             sorted(unknown)[0],
         )
     name = meta.get("name", path.stem)
     max_tokens = meta.get("max_tokens", DEFAULT_MAX_TOKENS)
-    temperature = meta.get("temperature", 1.0)
+    temperature = meta.get("temperature")
+    effort = meta.get("effort")
     model = meta.get("model", DEFAULT_MODEL)
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{path}: `name` must be a non-empty string", "name")
@@ -93,18 +99,21 @@ def _load_file(path: Path) -> ClaudePolicy:
         or not 1 <= max_tokens <= 64000
     ):
         raise ConfigError(f"{path}: `max_tokens` must be an integer in 1..64000", "max_tokens")
-    if (
+    if temperature is not None and (
         not isinstance(temperature, int | float)
         or isinstance(temperature, bool)
         or not 0 <= temperature <= 1
     ):
         raise ConfigError(f"{path}: `temperature` must be a number in 0..1", "temperature")
+    if effort is not None and effort not in EFFORTS:
+        raise ConfigError(f"{path}: `effort` must be one of {', '.join(EFFORTS)}", "effort")
     return ClaudePolicy(
         name=name,
         prompt=body.strip(),
         model=model,
         max_tokens=max_tokens,
-        temperature=float(temperature),
+        temperature=None if temperature is None else float(temperature),
+        effort=effort,
         path=str(path),
     )
 

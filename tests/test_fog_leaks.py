@@ -10,10 +10,7 @@ An observation here is what the SDK's `assert_no_information_leak` observes
 (`{"view": view_for, "legalMoves": ...on the seat's turn}`) plus the prompt text
 `observation_text` builds for the seat, so the prompt is checked too.
 
-LEAD: `assert_streams_identical` below has the semantics of
-`coworld.sdk.assert_no_information_leak` (run + variants form) and was written
-before that helper reached this branch; on merge, replace it with
-`assert_no_information_leak(run=..., variants=..., seat=...)`.
+The comparison is the SDK's `coworld.sdk.assert_no_information_leak`.
 """
 
 from __future__ import annotations
@@ -27,59 +24,16 @@ import pytest
 
 import coworld
 from coworld.games import fog
+from coworld.replay import canonical
+from coworld.sdk import assert_no_information_leak
 
 VARIANTS = ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"]
 ALIASES = ["cog-0a0a", "cog-1b1b"]
 
 
-# ---- local stand-in for coworld.sdk.assert_no_information_leak (see module doc) ----
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _first_difference(a: Any, b: Any, path: str = "$") -> tuple[str, Any, Any] | None:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b)):
-            if key not in a or key not in b:
-                return f"{path}.{key}", a.get(key, "<absent>"), b.get(key, "<absent>")
-            found = _first_difference(a[key], b[key], f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(a, list) and isinstance(b, list):
-        for i in range(max(len(a), len(b))):
-            if i >= len(a) or i >= len(b):
-                return (
-                    f"{path}[{i}]",
-                    a[i] if i < len(a) else "<absent>",
-                    b[i] if i < len(b) else "<absent>",
-                )
-            found = _first_difference(a[i], b[i], f"{path}[{i}]")
-            if found:
-                return found
-        return None
-    return None if _canonical(a) == _canonical(b) else (path, a, b)
-
-
 def assert_streams_identical(seat: int, streams: dict[str, list[Any]]) -> None:
-    """Fail, naming the step and the first differing JSON path, unless every stream is equal."""
-    (base_name, base), *rest = streams.items()
-    for name, stream in rest:
-        for step in range(max(len(base), len(stream))):
-            if step >= len(base) or step >= len(stream):
-                raise AssertionError(
-                    f"information leak: seat {seat} streams {base_name!r} and {name!r} "
-                    f"differ in length at step {step}"
-                )
-            found = _first_difference(base[step], stream[step])
-            if found:
-                path, a, b = found
-                raise AssertionError(
-                    f"information leak: seat {seat} observes differently in {base_name!r} and "
-                    f"{name!r} at step {step}, field {path}: {str(a)[:80]} vs {str(b)[:80]}"
-                )
+    """RFC-003's leak check over named observation streams (the SDK's run + variants form)."""
+    assert_no_information_leak(run=streams.__getitem__, variants=list(streams), seat=seat)
 
 
 # ---- episodes ----
@@ -132,7 +86,7 @@ def what_the_seat_may_know(state, seat: int) -> str:
     ]
     results = state.results
     public = results and {k: results[k] for k in ("ending", "score", "winner")}
-    return _canonical([own, full["plies"], full["activeSeat"], public])
+    return canonical([own, full["plies"], full["activeSeat"], public])
 
 
 def random_opponent(seed: int):
@@ -167,7 +121,7 @@ def test_hidden_opponent_play_never_reaches_the_seat(game_id, observer):
         state, stream = run_episode(reducer, observer, random_opponent(seed), plies=6)
         key = what_the_seat_may_know(state, observer)
         groups[key][f"opponent seed {seed}"] = stream
-        boards[key].add(_canonical(state.view()["stones"]))
+        boards[key].add(canonical(state.view()["stones"]))
     compared = 0
     for key, streams in groups.items():
         if len(streams) > 1:

@@ -10,13 +10,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import CoworldError
+from .sdk.canonical import first_difference, short
 
 FORMAT_VERSION = 1
-
-
-def canonical(obj: Any) -> str:
-    """The one serialisation used for comparisons: sorted keys, no spaces."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class JsonLinesWriter:
@@ -54,36 +50,10 @@ class ReplayMismatch(CoworldError):
     def __init__(self, line: int, what: str, recorded: Any = None, derived: Any = None) -> None:
         detail = f"line {line}: {what}"
         if recorded is not None or derived is not None:
-            detail += f"\n  recorded: {_short(recorded)}\n  derived:  {_short(derived)}"
+            detail += f"\n  recorded: {short(recorded, 300)}\n  derived:  {short(derived, 300)}"
         super().__init__(detail)
         self.line = line
         self.what = what
-
-
-def _short(value: Any, limit: int = 300) -> str:
-    text = canonical(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def first_difference(a: Any, b: Any, path: str = "$") -> str | None:
-    """The JSON path of the first place `a` and `b` differ, or None if equal."""
-    if type(a) is not type(b):
-        return path
-    if isinstance(a, dict):
-        for key in sorted(set(a) | set(b)):
-            if key not in a or key not in b:
-                return f"{path}.{key}"
-            found = first_difference(a[key], b[key], f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(a, list):
-        for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            found = first_difference(x, y, f"{path}[{i}]")
-            if found:
-                return found
-        return None if len(a) == len(b) else f"{path}[{min(len(a), len(b))}]"
-    return None if a == b else path
 
 
 def recheck(path: str | Path) -> dict[str, Any]:
@@ -142,6 +112,7 @@ RUNNER_RESULT_FIELDS = ("usage", "decisions", "aliases", "policies", "wallSecond
 
 
 def _expect(line: int, what: str, recorded: Any, derived: Any) -> None:
-    if canonical(recorded) != canonical(derived):
-        where = first_difference(recorded, derived) or "$"
-        raise ReplayMismatch(line, f"{what} differs at {where}", recorded, derived)
+    found = first_difference(recorded, derived)
+    if found:
+        where, mine, theirs = found
+        raise ReplayMismatch(line, f"{what} differs at {where}", mine, theirs)

@@ -5,6 +5,7 @@
 pub mod error;
 pub mod game;
 pub mod gauntlet;
+pub mod hanabi;
 pub mod registry;
 pub mod rng;
 pub mod simulate;

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{Game, Seat};
 use crate::gauntlet::{self, connect_four::ConnectFour, Gauntlet};
+use crate::hanabi::{self as hanabi_game, Hanabi};
 use crate::rng::{resolve_seed, Rng};
 
 /// Canonical ids, in the order `simulate` reports them in its `game` column.
@@ -40,6 +41,7 @@ macro_rules! games {
 
 games! {
     ConnectFour(ConnectFour),
+    Hanabi(Hanabi),
 }
 
 /// A game in progress, with the config and seed that make it re-derivable.
@@ -82,11 +84,22 @@ fn check_keys(config: &Value, allowed: &[&str]) -> CoreResult<()> {
 }
 
 fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, Value)> {
-    let _ = seed;
     match id {
         "connect-four" => {
             check_keys(config, &[])?;
             Ok((AnyState::ConnectFour(ConnectFour::new()), json!({})))
+        }
+        "hanabi" => {
+            check_keys(config, &["seats"])?;
+            let seats = match config.get("seats") {
+                None => hanabi_game::DEFAULT_SEATS,
+                Some(v) => v
+                    .as_u64()
+                    .map(|n| n as usize)
+                    .filter(|n| (hanabi_game::MIN_SEATS..=hanabi_game::MAX_SEATS).contains(n))
+                    .ok_or_else(|| CoreError::config("seats", format!("hanabi takes 2 to 5 seats, not {v}")))?,
+            };
+            Ok((AnyState::Hanabi(Hanabi::new(seats, seed)), json!({ "seats": seats })))
         }
         _ => Err(CoreError::config("game", format!("{id} is not built yet"))),
     }

@@ -18,8 +18,7 @@ use crate::error::CoreResult;
 use crate::game::{Ending, Game, Outcome, Policy, Seat};
 use crate::rng::Rng;
 use knowledge::{
-    bit, card_id, colour_mask, colour_of, copies, rank0_of, rank_mask, CardId, Knowledge, Seen, Table, COLOURS,
-    NUM_IDS,
+    bit, card_id, colour_mask, colour_of, copies, rank0_of, rank_mask, CardId, Knowledge, Seen, Table, COLOURS, NUM_IDS,
 };
 
 pub const MIN_SEATS: usize = 2;
@@ -66,7 +65,9 @@ pub enum Effect {
     Misplayed(CardId),
     Discarded(CardId),
     /// The hint named these slots (bit k = slot k+1).
-    Hinted { touched: u8 },
+    Hinted {
+        touched: u8,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -303,7 +304,9 @@ impl Hanabi {
                 ranks |= 1 << rank0_of(c.id);
             }
             let t = target as u8;
-            out.extend((0..5u8).filter(|c| colours & (1 << c) != 0).map(|colour| HanabiMove::HintColour { target: t, colour }));
+            out.extend(
+                (0..5u8).filter(|c| colours & (1 << c) != 0).map(|colour| HanabiMove::HintColour { target: t, colour }),
+            );
             out.extend((0..5u8).filter(|r| ranks & (1 << r) != 0).map(|rank| HanabiMove::HintRank { target: t, rank }));
         }
     }
@@ -435,7 +438,9 @@ impl Game for Hanabi {
         match mv {
             HanabiMove::Play(s) => format!("play {}", s + 1),
             HanabiMove::Discard(s) => format!("discard {}", s + 1),
-            HanabiMove::HintColour { target, colour } => format!("hint {target} colour {}", COLOURS[colour as usize]),
+            HanabiMove::HintColour { target, colour } => {
+                format!("hint {target} colour {}", COLOURS[colour as usize])
+            }
             HanabiMove::HintRank { target, rank } => format!("hint {target} rank {}", rank + 1),
         }
     }

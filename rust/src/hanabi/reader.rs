@@ -8,7 +8,8 @@ use super::{Hanabi, HanabiMove, MAX_HINTS};
 use crate::error::{CoreError, CoreResult};
 use crate::game::Game;
 
-const SHAPE: &str = "a move is `play <slot>`, `discard <slot>`, `hint <seat> colour <colour>` or `hint <seat> rank <1-5>`";
+const SHAPE: &str =
+    "a move is `play <slot>`, `discard <slot>`, `hint <seat> colour <colour>` or `hint <seat> rank <1-5>`";
 const FILLER: [&str; 10] = ["slot", "card", "seat", "player", "to", "the", "my", "a", "position", "at"];
 const NUMBER_WORDS: [&str; 10] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
 const COLOUR_LETTERS: [&str; 5] = ["r", "y", "g", "b", "w"];
@@ -68,7 +69,11 @@ fn rank_word(tok: &str) -> Option<u32> {
 
 fn colour_word(tok: &str) -> Option<u8> {
     let singular = tok.strip_suffix('s').filter(|s| s.len() > 1).unwrap_or(tok);
-    COLOURS.iter().position(|c| *c == tok || *c == singular).or_else(|| COLOUR_LETTERS.iter().position(|c| *c == tok)).map(|c| c as u8)
+    COLOURS
+        .iter()
+        .position(|c| *c == tok || *c == singular)
+        .or_else(|| COLOUR_LETTERS.iter().position(|c| *c == tok))
+        .map(|c| c as u8)
 }
 
 fn verb(tok: &str) -> Option<Verb> {
@@ -124,11 +129,16 @@ fn read_hint(
     let target = number(target).ok_or_else(|| unparseable(&format!("{target:?} is not a seat number")))?;
     let n = g.seats() as u32;
     if target >= n {
-        return Err(CoreError::illegal(text, format!("seat {target} does not exist; seats are 0-{}", n - 1), g.legal_names()));
+        return Err(CoreError::illegal(
+            text,
+            format!("seat {target} does not exist; seats are 0-{}", n - 1),
+            g.legal_names(),
+        ));
     }
     let target = target as u8;
     let (kind, v) = value;
-    let as_rank = || rank_word(v).filter(|r| (1..=5).contains(r)).map(|r| HanabiMove::HintRank { target, rank: (r - 1) as u8 });
+    let as_rank =
+        || rank_word(v).filter(|r| (1..=5).contains(r)).map(|r| HanabiMove::HintRank { target, rank: (r - 1) as u8 });
     let as_colour = || colour_word(v).map(|colour| HanabiMove::HintColour { target, colour });
     match kind {
         Some("colour" | "color" | "colours" | "colors") => {
@@ -175,7 +185,9 @@ fn check(g: &Hanabi, text: &str, mv: HanabiMove) -> CoreResult<()> {
             }
             if g.hint_touches(mv) == 0 {
                 let what = match mv {
-                    HanabiMove::HintColour { colour, .. } => format!("{} card", COLOURS[colour as usize]),
+                    HanabiMove::HintColour { colour, .. } => {
+                        format!("{} card", COLOURS[colour as usize])
+                    }
                     HanabiMove::HintRank { rank, .. } => format!("card of rank {}", rank + 1),
                     _ => unreachable!("only hints reach here"),
                 };

@@ -8,7 +8,6 @@ use crate::error::{CoreError, CoreResult};
 use crate::game::{Game, Seat};
 use crate::gauntlet::{self, connect_four::ConnectFour, Gauntlet};
 use crate::hanabi::{self as hanabi_game, Hanabi};
-use crate::hanabi::{self as hanabi_game, Hanabi};
 use crate::rng::{resolve_seed, Rng};
 
 /// Canonical ids, in the order `simulate` reports them in its `game` column.
@@ -89,18 +88,6 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
         "connect-four" => {
             check_keys(config, &[])?;
             Ok((AnyState::ConnectFour(ConnectFour::new()), json!({})))
-        }
-        "hanabi" => {
-            check_keys(config, &["seats"])?;
-            let seats = match config.get("seats") {
-                None => hanabi_game::DEFAULT_SEATS,
-                Some(v) => v
-                    .as_u64()
-                    .map(|n| n as usize)
-                    .filter(|n| (hanabi_game::MIN_SEATS..=hanabi_game::MAX_SEATS).contains(n))
-                    .ok_or_else(|| CoreError::config("seats", format!("hanabi takes 2 to 5 seats, not {v}")))?,
-            };
-            Ok((AnyState::Hanabi(Hanabi::new(seats, seed)), json!({ "seats": seats })))
         }
         "hanabi" => {
             check_keys(config, &["seats"])?;

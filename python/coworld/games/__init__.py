@@ -28,6 +28,10 @@ FAMILIES: dict[str, str] = {
 def _reducer_class(family: str) -> type[Reducer]:
     if family == "gauntlet":
         return PerfectInformationReducer
+    if family == "hanabi":
+        from .hanabi import HanabiReducer
+
+        return HanabiReducer
     return Reducer
 
 

@@ -141,6 +141,53 @@ pub fn cautious(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     }
 }
 
+/// `random`: uniform over the legal moves, exactly `rng.pick(&g.legal_moves())`
+/// but without building the list (the batch simulator's hottest path).
+pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
+    let me = g.mover();
+    let n = g.hand(me).len();
+    let discards = if g.hint_tokens() < MAX_HINTS { n } else { 0 };
+    let mut named = [(0u8, 0u8); 4];
+    let mut hints = 0;
+    if g.hint_tokens() > 0 {
+        for (off, slot) in named.iter_mut().enumerate().take(g.seats() - 1) {
+            *slot = g.hand(after(g, off + 1)).iter().fold((0, 0), |(c, r), card| {
+                (c | 1 << knowledge::colour_of(card.id), r | 1 << rank0_of(card.id))
+            });
+            hints += (slot.0.count_ones() + slot.1.count_ones()) as usize;
+        }
+    }
+    let mut k = rng.below(n + discards + hints);
+    if k < n {
+        return HanabiMove::Play(k as u8);
+    }
+    k -= n;
+    if k < discards {
+        return HanabiMove::Discard(k as u8);
+    }
+    k -= discards;
+    for (off, &(colours, ranks)) in named.iter().enumerate() {
+        let target = after(g, off + 1) as u8;
+        let (nc, nr) = (colours.count_ones() as usize, ranks.count_ones() as usize);
+        if k < nc {
+            return HanabiMove::HintColour { target, colour: nth_bit(colours, k) };
+        }
+        if k < nc + nr {
+            return HanabiMove::HintRank { target, rank: nth_bit(ranks, k - nc) };
+        }
+        k -= nc + nr;
+    }
+    fallback(g)
+}
+
+/// Index of the `k`-th set bit (0-based) of `mask`.
+fn nth_bit(mut mask: u8, k: usize) -> u8 {
+    for _ in 0..k {
+        mask &= mask - 1;
+    }
+    mask.trailing_zeros() as u8
+}
+
 fn target_of(mv: HanabiMove) -> Seat {
     match mv {
         HanabiMove::HintColour { target, .. } | HanabiMove::HintRank { target, .. } => target as usize,

@@ -469,7 +469,7 @@ impl Game for Hanabi {
         match name {
             "conventions" => Some(baselines::conventions),
             "cautious" => Some(baselines::cautious),
-            "random" => Some(crate::game::random_policy::<Self>),
+            "random" => Some(baselines::random),
             _ => None,
         }
     }

@@ -569,6 +569,22 @@ fn cautious_follows_its_rules_in_order() {
     assert_eq!(g3.move_name(baselines::cautious(&g3, &mut rng)), "discard 4");
 }
 
+#[test]
+fn the_fast_random_policy_is_the_uniform_pick_over_the_legal_list() {
+    let mut seen = 0;
+    each_state(1..200, crate::game::random_policy::<Hanabi>, |g| {
+        if g.is_terminal() {
+            return;
+        }
+        for salt in 0..3 {
+            let (mut a, mut b) = (Rng::new(salt + g.turn() as i64), Rng::new(salt + g.turn() as i64));
+            assert_eq!(baselines::random(g, &mut a), crate::game::random_policy(g, &mut b));
+            seen += 1;
+        }
+    });
+    assert!(seen > 3000);
+}
+
 // ---- RFC-003 leak check ----
 
 /// Seat `seat`'s own identities and the undrawn deck, shuffled together; its
@@ -602,4 +618,31 @@ fn a_seat_view_never_depends_on_its_own_cards_or_the_deck() {
     });
     assert!(checked > 1000);
     assert!(others_changed > checked / 2, "the scramble must change what other seats see");
+}
+
+#[test]
+#[ignore = "timing probe, run by hand"]
+fn timing_probe() {
+    use std::time::Instant;
+    let n = 200_000;
+    let t = Instant::now();
+    let mut x = 0u64;
+    for seed in 0..n {
+        let g = Hanabi::new(4, seed);
+        x += g.deck_count() as u64;
+    }
+    println!("new: {:?}/game", t.elapsed() / n as u32);
+    let t = Instant::now();
+    for seed in 0..n {
+        let g = Hanabi::new(4, seed);
+        let p = [baselines::random as Policy<Hanabi>; 4];
+        x += crate::simulate::play_out(g, &p, seed, 9).plies as u64;
+    }
+    println!("random game: {:?}/game", t.elapsed() / n as u32);
+    let t = Instant::now();
+    for seed in 0..n {
+        let s = crate::registry::State::new("hanabi", &serde_json::Value::Null, seed + 1).unwrap();
+        x += s.plies() as u64;
+    }
+    println!("State::new: {:?}/game {x}", t.elapsed() / n as u32);
 }

@@ -29,20 +29,36 @@ fn discard_chop(g: &Hanabi, table: &Table) -> Option<HanabiMove> {
     g.chop_of(table, g.mover()).map(|k| HanabiMove::Discard(k as u8))
 }
 
-/// How many of `target`'s cards a hint would make knownPlayable that are not now.
-fn newly_playable(g: &Hanabi, table: &Table, target: Seat, mv: HanabiMove) -> u32 {
-    let (mut know, n) = g.knowledge_of(target);
-    let seen = g.seen_by(table, target);
-    let mut before = [0u32; MAX_HAND];
-    knowledge::candidates(seen, &know[..n], &mut before);
-    let touched = g.hint_touches(mv);
-    let turn = g.turn() as u16;
-    for (k, kn) in know[..n].iter_mut().enumerate() {
-        hear(kn, mv, touched & (1 << k) != 0, turn);
+/// A receiver's knowledge before any hint: the baseline scores hints against it.
+struct Receiver {
+    know: [Knowledge; MAX_HAND],
+    n: usize,
+    seen: knowledge::Seen,
+    playable_now: u32,
+}
+
+impl Receiver {
+    fn of(g: &Hanabi, table: &Table, target: Seat) -> Receiver {
+        let (know, n) = g.knowledge_of(target);
+        let seen = g.seen_by(table, target);
+        let mut cands = [0u32; MAX_HAND];
+        knowledge::candidates(seen, &know[..n], &mut cands);
+        let playable_now = (0..n).filter(|&k| known_playable(table, cands[k])).fold(0, |m, k| m | 1 << k);
+        Receiver { know, n, seen, playable_now }
     }
-    let mut after = [0u32; MAX_HAND];
-    knowledge::candidates(seen, &know[..n], &mut after);
-    (0..n).filter(|&k| known_playable(table, after[k]) && !known_playable(table, before[k])).count() as u32
+
+    /// How many cards `mv` would make knownPlayable that are not now.
+    fn newly_playable(&self, g: &Hanabi, table: &Table, mv: HanabiMove) -> u32 {
+        let mut know = self.know;
+        let touched = g.hint_touches(mv);
+        let turn = g.turn() as u16;
+        for (k, kn) in know[..self.n].iter_mut().enumerate() {
+            hear(kn, mv, touched & (1 << k) != 0, turn);
+        }
+        let mut after = [0u32; MAX_HAND];
+        knowledge::candidates(self.seen, &know[..self.n], &mut after);
+        (0..self.n).filter(|&k| self.playable_now & (1 << k) == 0 && known_playable(table, after[k])).count() as u32
+    }
 }
 
 fn hear(k: &mut Knowledge, mv: HanabiMove, matches: bool, turn: u16) {
@@ -92,9 +108,14 @@ pub fn conventions(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     }
     // 3. The hint making the most receiver cards newly knownPlayable (at least one).
     let hints = legal_hints(g);
+    let mut receivers: [Option<Receiver>; 5] = Default::default();
     let best = hints
         .iter()
-        .map(|&mv| (newly_playable(g, &table, target_of(mv), mv), mv))
+        .map(|&mv| {
+            let target = target_of(mv);
+            let r = receivers[target].get_or_insert_with(|| Receiver::of(g, &table, target));
+            (r.newly_playable(g, &table, mv), mv)
+        })
         .filter(|&(gain, _)| gain > 0)
         .min_by_key(|&(gain, mv)| (std::cmp::Reverse(gain), hint_order(g, mv)));
     if let Some((_, mv)) = best {
@@ -151,9 +172,10 @@ pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
     let mut hints = 0;
     if g.hint_tokens() > 0 {
         for (off, slot) in named.iter_mut().enumerate().take(g.seats() - 1) {
-            *slot = g.hand(after(g, off + 1)).iter().fold((0, 0), |(c, r), card| {
-                (c | 1 << knowledge::colour_of(card.id), r | 1 << rank0_of(card.id))
-            });
+            *slot = g
+                .hand(after(g, off + 1))
+                .iter()
+                .fold((0, 0), |(c, r), card| (c | 1 << knowledge::colour_of(card.id), r | 1 << rank0_of(card.id)));
             hints += (slot.0.count_ones() + slot.1.count_ones()) as usize;
         }
     }

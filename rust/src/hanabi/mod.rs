@@ -249,7 +249,7 @@ impl Hanabi {
         card
     }
 
-    fn to_pile(&mut self, id: CardId) {
+    fn discard_card(&mut self, id: CardId) {
         self.discarded[id as usize] += 1;
         self.pile.push(id);
     }
@@ -387,7 +387,7 @@ impl Game for Hanabi {
                 } else {
                     self.fuses -= 1;
                     self.misplays += 1;
-                    self.to_pile(card.id);
+                    self.discard_card(card.id);
                     Effect::Misplayed(card.id)
                 };
                 drew = self.draw(me);
@@ -395,7 +395,7 @@ impl Game for Hanabi {
             }
             HanabiMove::Discard(slot) => {
                 let card = self.remove(me, slot as usize);
-                self.to_pile(card.id);
+                self.discard_card(card.id);
                 self.hints += 1;
                 self.discards += 1;
                 drew = self.draw(me);

@@ -57,7 +57,7 @@ fn number(tok: &str) -> Option<u32> {
 
 /// `threes` and `3s` name rank 3 as well.
 fn rank_word(tok: &str) -> Option<u32> {
-    number(tok).or_else(|| match tok {
+    number(tok).or(match tok {
         "ones" => Some(1),
         "twos" => Some(2),
         "threes" => Some(3),

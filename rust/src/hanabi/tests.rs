@@ -12,10 +12,7 @@ fn id(name: &str) -> CardId {
 /// next draws are `draws`, the rest of the deck following in identity order.
 fn position(hands: &[&[&str]], draws: &[&str]) -> Hanabi {
     let seats = hands.len();
-    let mut left = [0u8; NUM_IDS];
-    for i in 0..NUM_IDS {
-        left[i] = copies(i as CardId);
-    }
+    let mut left: [u8; NUM_IDS] = std::array::from_fn(|i| copies(i as CardId));
     let mut order = Vec::new();
     for h in hands {
         assert_eq!(h.len(), hand_size(seats));
@@ -497,8 +494,8 @@ fn a_card_is_always_among_its_own_candidates() {
             let table = g.table();
             for s in 0..g.seats() {
                 let (c, n) = g.candidates_of(&table, s);
-                for k in 0..n {
-                    assert!(c[k] & bit(g.hand(s)[k].id) != 0, "seat {s} slot {}", k + 1);
+                for (k, (cand, card)) in c[..n].iter().zip(g.hand(s)).enumerate() {
+                    assert!(cand & bit(card.id) != 0, "seat {s} slot {}", k + 1);
                 }
             }
         });
@@ -644,5 +641,44 @@ fn timing_probe() {
         let s = crate::registry::State::new("hanabi", &serde_json::Value::Null, seed + 1).unwrap();
         x += s.plies() as u64;
     }
-    println!("State::new: {:?}/game {x}", t.elapsed() / n as u32);
+    println!("State::new: {:?}/game", t.elapsed() / n as u32);
+    let t = Instant::now();
+    for seed in 0..n / 20 {
+        let g = Hanabi::new(4, seed);
+        let p = [baselines::conventions as Policy<Hanabi>; 4];
+        x += crate::simulate::play_out(g, &p, seed, 9).plies as u64;
+    }
+    println!("conventions game: {:?}/game", t.elapsed() / (n / 20) as u32);
+    // Candidate-set derivation for one holder, on positions from real games.
+    let mut states = Vec::new();
+    each_state(1..50, baselines::conventions, |g| states.push(g.clone()));
+    let t = Instant::now();
+    let reps = 200;
+    for _ in 0..reps {
+        for g in &states {
+            let table = g.table();
+            let (c, _) = g.candidates_of(&table, g.turn() as usize % g.seats());
+            x += c[0] as u64;
+        }
+    }
+    let calls = (reps * states.len()) as u32;
+    println!("table + seen + candidates: {:?}/call", t.elapsed() / calls);
+    let tables: Vec<(Table, Seen, [Knowledge; MAX_HAND], usize)> = states
+        .iter()
+        .map(|g| {
+            let table = g.table();
+            let seat = g.turn() as usize % g.seats();
+            let (k, n) = g.knowledge_of(seat);
+            (table, g.seen_by(&table, seat), k, n)
+        })
+        .collect();
+    let t = Instant::now();
+    for _ in 0..reps {
+        for (_, seen, k, n) in &tables {
+            let mut out = [0u32; MAX_HAND];
+            knowledge::candidates(*seen, std::hint::black_box(&k[..*n]), &mut out);
+            x += out[0] as u64;
+        }
+    }
+    println!("candidates kernel: {:?}/call {x}", t.elapsed() / calls);
 }

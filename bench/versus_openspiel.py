@@ -54,7 +54,10 @@ def compare(name: str, n: int) -> tuple[float, float]:
     theirs(min(n, 100))
     a = games_per_second(ours, n)
     b = games_per_second(theirs, n)
-    print(f"{name:14s} coworld {a:12,.0f} games/s   openspiel {b:12,.0f} games/s   ratio {a / b:6.1f}x")
+    print(
+        f"{name:14s} coworld {a:12,.0f} games/s   openspiel {b:12,.0f} games/s"
+        f"   ratio {a / b:6.1f}x"
+    )
     return a, b
 
 

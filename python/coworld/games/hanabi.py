@@ -89,7 +89,9 @@ def _hand_holder(zone: str, seats: int) -> int:
     prefix, _, number = zone.partition(":")
     if prefix == "hand" and number.isdigit() and int(number) < seats:
         return int(number)
-    raise ValueError(f"unknown zone {zone!r}; zones: deck, fireworks, discard, hand:0..hand:{seats - 1}")
+    raise ValueError(
+        f"unknown zone {zone!r}; zones: deck, fireworks, discard, hand:0..hand:{seats - 1}"
+    )
 
 
 # ---------------------------------------------------------------- observation
@@ -145,7 +147,8 @@ def _header(v: Mapping[str, Any]) -> list[str]:
     ]
     if v.get("finalTurnsLeft") is not None:
         lines.append(
-            f"ENDGAME: the deck is empty; {v['finalTurnsLeft']} turn(s) left in the game, this one included."
+            f"ENDGAME: the deck is empty; {v['finalTurnsLeft']} turn(s) left in the game,"
+            " this one included."
         )
     return lines
 
@@ -165,8 +168,13 @@ def _other_hands(v: Mapping[str, Any], seat: int, aliases: Sequence[str]) -> lis
         order = "acts next" if off == 1 else f"acts in {off} turns"
         lines.append(f"{_who(s, aliases)}, {order}:")
         for card in v["hands"][s]:
-            flags = (" CRITICAL" if card.get("critical") else "") + (" (chop)" if card.get("chop") else "")
-            lines.append(f"  slot {card['slot']}: {card['card']}{flags} - knows: {_hint_words(card['hints'])}")
+            flags = (" CRITICAL" if card.get("critical") else "") + (
+                " (chop)" if card.get("chop") else ""
+            )
+            lines.append(
+                f"  slot {card['slot']}: {card['card']}{flags}"
+                f" - knows: {_hint_words(card['hints'])}"
+            )
     return lines
 
 
@@ -174,7 +182,11 @@ def _own_hand(v: Mapping[str, Any], seat: int, aliases: Sequence[str]) -> list[s
     lines = [f"YOUR HAND ({_who(seat, aliases)}; you cannot see these cards; slot 1 = newest):"]
     for card in v["hands"][seat]:
         k = card["knowledge"]
-        flags = [f for f, on in (("knownPlayable", k["knownPlayable"]), ("knownDead", k["knownDead"])) if on]
+        flags = [
+            f
+            for f, on in (("knownPlayable", k["knownPlayable"]), ("knownDead", k["knownDead"]))
+            if on
+        ]
         if card.get("chop"):
             flags.append("CHOP")
         tail = f" | {', '.join(flags)}" if flags else ""
@@ -200,7 +212,9 @@ def _legal(v: Mapping[str, Any]) -> list[str]:
     legal = v.get("legalMoves", [])
     if not legal:
         return ["LEGAL MOVES: none (it is not your turn or the game is over)"]
-    lines = ["LEGAL MOVES (reply with exactly one of these JSON objects, optionally adding note/banner):"]
+    lines = [
+        "LEGAL MOVES (reply with exactly one of these JSON objects, optionally adding note/banner):"
+    ]
     lines += [f"  {i}. {move_json(m)}" for i, m in enumerate(legal, 1)]
     return lines
 
@@ -265,11 +279,16 @@ def _extract_object(text: str) -> dict[str, Any]:
     body = _FENCE.sub(" ", text)
     start = body.find("{")
     if start < 0:
-        raise _reject('no JSON object found; reply with one object from LEGAL MOVES, e.g. {"action":"play","slot":1}')
+        raise _reject(
+            "no JSON object found; reply with one object from LEGAL MOVES,"
+            ' e.g. {"action":"play","slot":1}'
+        )
     try:
         obj, end = json.JSONDecoder().raw_decode(body, start)
     except json.JSONDecodeError as e:
-        raise _reject(f"the JSON object is malformed ({e.msg} at character {e.pos - start})") from None
+        raise _reject(
+            f"the JSON object is malformed ({e.msg} at character {e.pos - start})"
+        ) from None
     rest = body[end:]
     nxt = rest.find("{")
     if nxt >= 0:
@@ -293,7 +312,10 @@ def _fields(obj: Mapping[str, Any]) -> dict[str, Any]:
         if field is None:
             raise _reject(f"unknown field {key!r}; a reply has only {_ALLOWED}")
         if isinstance(value, dict | list):
-            raise _reject(f"field {key!r} holds a nested {type(value).__name__}; the reply must be one flat object")
+            raise _reject(
+                f"field {key!r} holds a nested {type(value).__name__};"
+                " the reply must be one flat object"
+            )
         if field in out:
             raise _reject(f"field {field!r} is given twice")
         out[field] = value
@@ -301,6 +323,13 @@ def _fields(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _integer(value: Any, what: str) -> int:
+    n = _number(value, what)
+    if n < 0:
+        raise _reject(f"{what} must not be negative, not {n}")
+    return n
+
+
+def _number(value: Any, what: str) -> int:
     if isinstance(value, bool):
         raise _reject(f"{what} must be a number, not {json.dumps(value)}")
     if isinstance(value, int):
@@ -325,7 +354,9 @@ def _target(value: Any, aliases: Sequence[str]) -> int:
     try:
         return _integer(value, "target")
     except ReplyRejected:
-        raise _reject(f"target must be a seat number or alias ({', '.join(aliases)}), not {json.dumps(value)}") from None
+        raise _reject(
+            f"target must be a seat number or alias ({', '.join(aliases)}), not {json.dumps(value)}"
+        ) from None
 
 
 def _hint_value(kind: str | None, value: Any) -> tuple[str, str]:
@@ -361,10 +392,14 @@ def _hint_kind(value: Any) -> str:
 def _canonical(f: Mapping[str, Any], aliases: Sequence[str]) -> str:
     """The canonical move text the fields spell (legality is checked by the core)."""
     if "move" in f:
-        if any(k in f for k in ("action", "slot", "target", "hintType", "hintValue", "colour", "rank")):
+        if any(
+            k in f for k in ("action", "slot", "target", "hintType", "hintValue", "colour", "rank")
+        ):
             raise _reject('"move" stands alone: give either "move" or "action" with its fields')
         if not isinstance(f["move"], str):
-            raise _reject(f'"move" must be a move text such as "play 1", not {json.dumps(f["move"])}')
+            raise _reject(
+                f'"move" must be a move text such as "play 1", not {json.dumps(f["move"])}'
+            )
         move = f["move"]
         for seat, alias in enumerate(aliases):
             move = re.sub(re.escape(alias), str(seat), move, flags=re.IGNORECASE)
@@ -372,7 +407,11 @@ def _canonical(f: Mapping[str, Any], aliases: Sequence[str]) -> str:
     if "action" not in f:
         raise _reject('the reply needs "action": play, discard or hint')
     action = _ACTIONS.get(str(f["action"]).strip().lower())
-    if action is None and isinstance(f["action"], str) and not set(f) - {"action", "note", "banner"}:
+    if (
+        action is None
+        and isinstance(f["action"], str)
+        and not set(f) - {"action", "note", "banner"}
+    ):
         return _canonical({"move": f["action"]}, aliases)  # {"action": "play 2"} is a move text
     if action is None:
         raise _reject(f"action must be play, discard or hint, not {json.dumps(f['action'])}")
@@ -432,6 +471,11 @@ def _parse(text: str, state: Any, seat: int, aliases: Sequence[str]) -> Reply:
     banner = fields.get("banner")
     return Reply(
         move=canonical,
-        notes=truncate(note if isinstance(note, str) or note is None else json.dumps(note), NOTES_LIMIT),
-        banner=truncate(banner if isinstance(banner, str) or banner is None else json.dumps(banner), BANNER_LIMIT),
+        notes=truncate(
+            note if isinstance(note, str) or note is None else json.dumps(note), NOTES_LIMIT
+        ),
+        banner=truncate(
+            banner if isinstance(banner, str) or banner is None else json.dumps(banner),
+            BANNER_LIMIT,
+        ),
     )

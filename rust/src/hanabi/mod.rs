@@ -390,7 +390,10 @@ impl Game for Hanabi {
                     self.discard_card(card.id);
                     Effect::Misplayed(card.id)
                 };
-                drew = self.draw(me);
+                // The third fuse or the 25th card ends the game at once: nobody draws.
+                if self.fuses > 0 && self.fireworks_score() < PERFECT {
+                    drew = self.draw(me);
+                }
                 effect
             }
             HanabiMove::Discard(slot) => {

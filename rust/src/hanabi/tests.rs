@@ -198,6 +198,7 @@ fn the_third_fuse_ends_the_game_with_score_zero() {
     }
     let o = g.outcome().expect("over");
     assert_eq!((o.ending, o.score.clone()), (Ending::Fuses, vec![0; 4]));
+    assert_eq!((g.hand(3).len(), g.log()[3].drew), (3, false), "the game is over: no draw");
     let r = g.results().unwrap();
     assert_eq!(r["fusesLeft"], 0);
     assert_eq!(r["misplays"], 3);
@@ -235,6 +236,7 @@ fn twenty_five_is_perfect() {
     play(&mut g, "play 4"); // green 5
     let o = g.outcome().unwrap();
     assert_eq!((o.ending, o.score[0]), (Ending::Perfect, 25));
+    assert_eq!((g.hand(0).len(), g.deck_count()), (3, 34), "the game is over: no draw");
 }
 
 #[test]

@@ -50,16 +50,16 @@ def chance_outcome(card: str) -> int:
     return 5 * HLE_COLOURS.index(LETTER[colour]) + int(rank) - 1
 
 
-def our_move(os_state, action: int, hand_size: int) -> str:
+def our_move(os_state, action: int, hand_size: int, seats: int) -> str:
     """An HLE action in our canonical notation."""
     cur = os_state.current_player()
     text = os_state.action_to_string(cur, action)
     if m := re.fullmatch(r"\((Play|Discard) (\d)\)", text):
         return f"{m[1].lower()} {hand_size - int(m[2])}"
     if m := re.fullmatch(r"\(Reveal player \+(\d) color ([RYGWB])\)", text):
-        return f"hint {(cur + int(m[1])) % SEATS} colour {NAME[m[2]]}"
+        return f"hint {(cur + int(m[1])) % seats} colour {NAME[m[2]]}"
     if m := re.fullmatch(r"\(Reveal player \+(\d) rank (\d)\)", text):
-        return f"hint {(cur + int(m[1])) % SEATS} rank {m[2]}"
+        return f"hint {(cur + int(m[1])) % seats} rank {m[2]}"
     raise AssertionError(f"unmapped HLE action {text!r}")
 
 
@@ -112,7 +112,7 @@ def compare_tables(ours: dict, hle: dict, where: str) -> None:
     assert hle["fireworks"] == {LETTER[c]: n for c, n in ours["fireworks"].items()}, where
     assert hle["deck"] == ours["deckCount"], where
     assert hle["discards"] == sorted(hle_card(c) for c in ours["discard"]), where
-    for seat in range(SEATS):
+    for seat in range(ours["seats"]):
         # HLE lists a hand oldest first; our slot 1 is the newest.
         mine = [
             [hle_card(c["card"]), hle_knowledge(c["knowledge"])]
@@ -129,14 +129,14 @@ def deal_forced(os_state, draws: list[str]) -> None:
         os_state.apply_action(outcome)
 
 
-def play_both(seed: int, cautious_bias: float) -> tuple[str, int]:
+def play_both(seed: int, cautious_bias: float, seats: int = SEATS) -> tuple[str, int]:
     """One game through both engines. `cautious_bias` is the chance of picking a
     non-play move, so some games run to the end of the deck."""
-    g = coworld.game("hanabi")
+    g = coworld.game({"game": "hanabi", "seats": seats})
     s = g.init(seed=seed)
     v = s.view()
     draws = [c["card"] for h in v["hands"] for c in reversed(h)] + list(v["deck"])
-    os_state = pyspiel.load_game("hanabi", {"players": SEATS}).new_initial_state()
+    os_state = pyspiel.load_game("hanabi", {"players": seats}).new_initial_state()
     deal_forced(os_state, draws)
     pick = random.Random(seed)
     while True:
@@ -150,7 +150,7 @@ def play_both(seed: int, cautious_bias: float) -> tuple[str, int]:
         assert os_state.current_player() == seat, where
         size = len(ours["hands"][seat])
         legal = s.legal_moves()
-        theirs = {our_move(os_state, a, size): a for a in os_state.legal_actions()}
+        theirs = {our_move(os_state, a, size, seats): a for a in os_state.legal_actions()}
         assert set(theirs) == set(legal), where
         quiet = [m for m in legal if not m.startswith("play")]
         move = pick.choice(quiet if quiet and pick.random() < cautious_bias else legal)
@@ -184,3 +184,12 @@ def test_random_games_agree_move_by_move():
     assert endings.get("fuses", 0) > GAMES // 4, endings
     assert endings.get("final-round", 0) > GAMES // 10, endings
     assert scores > 0
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_other_seat_counts_agree_too(seats):
+    """Hand size 5 at 2-3 seats, 4 at 5 seats; hint offsets wrap differently."""
+    endings = set()
+    for i in range(100):
+        endings.add(play_both(seed=20_000 + i, cautious_bias=0.0 if i % 2 else 0.9, seats=seats)[0])
+    assert {"fuses", "final-round"} <= endings

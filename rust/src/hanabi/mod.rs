@@ -80,14 +80,22 @@ pub struct LogEntry {
     pub drew: bool,
 }
 
+/// The physical cards: the whole shuffled deck and every hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Cards {
+    deck: [CardId; DECK_SIZE],
+    /// `hands[s][k]` is seat s's slot k+1 (index 0 is the newest card).
+    hands: [[Card; MAX_HAND]; MAX_SEATS],
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hanabi {
     seats: u8,
-    /// The whole shuffled deck; `next_draw` is the index of the next card to draw.
-    deck: [CardId; DECK_SIZE],
+    /// Deck and hands, boxed so every game state in the registry's enum stays small.
+    cards: Box<Cards>,
+    /// Index of the next card to draw from `cards.deck`.
     next_draw: u8,
-    /// `hands[s][k]` is seat s's slot k+1 (index 0 newest); `lens[s]` cards are live.
-    hands: [[Card; MAX_HAND]; MAX_SEATS],
+    /// `lens[s]` cards of `cards.hands[s]` are live.
     lens: [u8; MAX_SEATS],
     fireworks: [u8; 5],
     /// Copies of each identity in the discard pile; `pile` keeps the order.
@@ -120,9 +128,8 @@ impl Hanabi {
         assert!((MIN_SEATS..=MAX_SEATS).contains(&seats), "hanabi takes 2-5 seats");
         let mut g = Hanabi {
             seats: seats as u8,
-            deck,
+            cards: Box::new(Cards { deck, hands: [[Card::default(); MAX_HAND]; MAX_SEATS] }),
             next_draw: 0,
-            hands: [[Card::default(); MAX_HAND]; MAX_SEATS],
             lens: [0; MAX_SEATS],
             fireworks: [0; 5],
             discarded: [0; NUM_IDS],
@@ -171,7 +178,7 @@ impl Hanabi {
     }
     /// The undrawn cards in draw order (spectators only).
     pub fn deck_order(&self) -> &[CardId] {
-        &self.deck[self.next_draw as usize..]
+        &self.cards.deck[self.next_draw as usize..]
     }
     /// Turns left in the final round, once the deck has run out.
     pub fn final_turns(&self) -> Option<u8> {
@@ -185,7 +192,7 @@ impl Hanabi {
         self.fireworks.iter().sum()
     }
     pub fn hand(&self, seat: Seat) -> &[Card] {
-        &self.hands[seat][..self.lens[seat] as usize]
+        &self.cards.hands[seat][..self.lens[seat] as usize]
     }
     /// Seat `seat`'s hint knowledge, slot order (stack copy).
     pub fn knowledge_of(&self, seat: Seat) -> ([Knowledge; MAX_HAND], usize) {
@@ -232,19 +239,19 @@ impl Hanabi {
         if self.next_draw as usize >= DECK_SIZE {
             return false;
         }
-        let id = self.deck[self.next_draw as usize];
+        let id = self.cards.deck[self.next_draw as usize];
         self.next_draw += 1;
         let n = self.lens[seat] as usize;
-        self.hands[seat].copy_within(0..n, 1);
-        self.hands[seat][0] = Card { id, know: Knowledge::default() };
+        self.cards.hands[seat].copy_within(0..n, 1);
+        self.cards.hands[seat][0] = Card { id, know: Knowledge::default() };
         self.lens[seat] += 1;
         true
     }
 
     fn remove(&mut self, seat: Seat, slot: usize) -> Card {
         let n = self.lens[seat] as usize;
-        let card = self.hands[seat][slot];
-        self.hands[seat].copy_within(slot + 1..n, slot);
+        let card = self.cards.hands[seat][slot];
+        self.cards.hands[seat].copy_within(slot + 1..n, slot);
         self.lens[seat] -= 1;
         card
     }
@@ -258,7 +265,7 @@ impl Hanabi {
     fn hint(&mut self, target: Seat, named: u32, hear: impl Fn(&mut Knowledge, bool)) -> u8 {
         let mut touched = 0u8;
         let n = self.lens[target] as usize;
-        for (k, card) in self.hands[target][..n].iter_mut().enumerate() {
+        for (k, card) in self.cards.hands[target][..n].iter_mut().enumerate() {
             let m = bit(card.id) & named != 0;
             hear(&mut card.know, m);
             touched |= (m as u8) << k;

@@ -355,7 +355,7 @@ fn know(colour: Option<&str>, rank: Option<u8>, not_colours: &[&str], not_ranks:
 
 fn set_knowledge(g: &mut Hanabi, seat: Seat, ks: &[Knowledge]) {
     for (k, kn) in ks.iter().enumerate() {
-        g.hands[seat][k].know = *kn;
+        g.cards.hands[seat][k].know = *kn;
     }
 }
 
@@ -404,8 +404,8 @@ fn candidates_count_visible_copies_and_other_pinned_cards_but_not_the_own_slot()
 #[test]
 fn one_pass_no_propagation_between_cards() {
     let mut g = position(&FOUR, &[]);
-    g.hands[1][0].id = id("blue 1");
-    g.hands[1][1].id = id("blue 1");
+    g.cards.hands[1][0].id = id("blue 1");
+    g.cards.hands[1][1].id = id("blue 1");
     for c in ["red 1", "yellow 1", "green 1", "white 1"] {
         g.discarded[id(c) as usize] = 3;
     }
@@ -592,12 +592,13 @@ fn scramble(g: &Hanabi, seat: Seat, rng: &mut Rng) -> Hanabi {
     let mut h = g.clone();
     let n = h.lens[seat] as usize;
     let d = h.next_draw as usize;
-    let mut pool: Vec<CardId> = h.hands[seat][..n].iter().map(|c| c.id).chain(h.deck[d..].iter().copied()).collect();
+    let mut pool: Vec<CardId> =
+        h.cards.hands[seat][..n].iter().map(|c| c.id).chain(h.cards.deck[d..].iter().copied()).collect();
     rng.shuffle(&mut pool);
     for (k, &c) in pool[..n].iter().enumerate() {
-        h.hands[seat][k].id = c;
+        h.cards.hands[seat][k].id = c;
     }
-    h.deck[d..].copy_from_slice(&pool[n..]);
+    h.cards.deck[d..].copy_from_slice(&pool[n..]);
     h
 }
 

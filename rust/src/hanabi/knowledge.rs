@@ -207,31 +207,32 @@ pub struct Table {
 impl Table {
     /// `fireworks[c]` is the height of colour c; `discarded[id]` counts copies in the pile.
     pub fn new(fireworks: &[u8; NUM_COLOURS], discarded: &[u8; NUM_IDS]) -> Table {
-        let mut gone = Seen::default();
-        let (mut playable, mut dead, mut last_copy) = (0, 0, 0);
+        let (mut played, mut playable, mut dead, mut last_copy) = (0u32, 0u32, 0u32, 0u32);
+        let mut ge = [0u32; 4];
         for (c, &height) in fireworks.iter().enumerate() {
             let h = height as usize;
-            for r in 0..h {
-                gone.add(bit(card_id(c, r)));
-            }
+            let below = colour_mask(c) & ((1u32 << (c * NUM_RANKS + h)) - 1);
+            played |= below;
             if h < NUM_RANKS {
                 playable |= bit(card_id(c, h));
             }
             // Played ranks are dead; so is every rank above the first unplayed rank with no copy left.
-            dead |= colour_mask(c) & ((1u32 << (c * NUM_RANKS + h)) - 1);
+            dead |= below;
             if let Some(stranded) = (h..NUM_RANKS).find(|&r| discarded[card_id(c, r) as usize] >= COPIES[r]) {
                 dead |= colour_mask(c) & !((2u32 << (c * NUM_RANKS + stranded)) - 1);
             }
         }
-        for id in 0..NUM_IDS as CardId {
-            for _ in 0..discarded[id as usize] {
-                gone.add(bit(id));
+        for (id, &n) in discarded.iter().enumerate() {
+            let b = 1u32 << id;
+            let gone = n as usize + (played & b != 0) as usize;
+            for plane in ge.iter_mut().take(gone.min(4)) {
+                *plane |= b;
             }
-            if discarded[id as usize] + 1 == copies(id) {
-                last_copy |= bit(id);
+            if n + 1 == COPIES[id % NUM_RANKS] {
+                last_copy |= b;
             }
         }
-        Table { playable, dead, critical: last_copy & !dead, gone }
+        Table { playable, dead, critical: last_copy & !dead, gone: Seen { ge } }
     }
 }
 

@@ -471,3 +471,37 @@ def test_conventions_beats_cautious_over_2000_seeds(capsys):
     with capsys.disabled():
         print(f"\nconventions {mc:.2f} ± {hc:.2f}  cautious {mk:.2f} ± {hk:.2f} (95%, 2000 seeds)")
     assert mc - hc > mk + hk
+
+
+def test_other_hands_and_the_log_show_identities_and_hints():
+    s = state_at(moves=40)
+    seat = s.active_seat
+    v = s.view_for(seat)
+    text = H.observation_text(s, seat, note="", operator_prompt="", aliases=ALIASES)
+    others = text[text.index("OTHER HANDS") : text.index("YOUR HAND")]
+    for other in range(4):
+        if other == seat:
+            continue
+        block = others[others.index(f"seat {other} ({ALIASES[other]})") :]
+        for card in v["hands"][other]:
+            line = next(x for x in block.splitlines() if x.startswith(f"  slot {card['slot']}:"))
+            assert line.startswith(f"  slot {card['slot']}: {card['card']}")
+            hints = card["hints"]
+            if hints["colour"] or hints["rank"]:
+                named = " ".join(
+                    [hints["colour"]] * bool(hints["colour"])
+                    + [f"rank {hints['rank']}"] * bool(hints["rank"])
+                )
+                assert f"is {named}" in line, line
+            assert ("CRITICAL" in line) == card["critical"]
+    log = text[text.index("MOVE LOG") : text.index("LEGAL MOVES")]
+    for e in v["log"]:
+        if e["result"] != "hinted":
+            assert (
+                f"turn {e['turn']}: {_who(e['seat'])} {e['move']} -> {e['card']} {e['result']}"
+                in log
+            )
+
+
+def _who(seat: int) -> str:
+    return f"seat {seat} ({ALIASES[seat]})"

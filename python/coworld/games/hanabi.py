@@ -116,12 +116,14 @@ def _who(seat: int, aliases: Sequence[str]) -> str:
 
 
 def _hint_words(h: Mapping[str, Any]) -> str:
+    """`is red; not 1, 2; last hinted turn 7`: negatives of a kind already named are left out."""
     known = []
     if h.get("colour"):
         known.append(str(h["colour"]))
     if h.get("rank"):
         known.append(f"rank {h['rank']}")
-    nots = [str(c) for c in h.get("notColours", [])] + [str(r) for r in h.get("notRanks", [])]
+    nots = [] if h.get("colour") else [str(c) for c in h.get("notColours", [])]
+    nots += [] if h.get("rank") else [str(r) for r in h.get("notRanks", [])]
     parts = ["is " + " ".join(known) if known else "no positive hint"]
     if nots:
         parts.append("not " + ", ".join(nots))
@@ -179,7 +181,10 @@ def _other_hands(v: Mapping[str, Any], seat: int, aliases: Sequence[str]) -> lis
 
 
 def _own_hand(v: Mapping[str, Any], seat: int, aliases: Sequence[str]) -> list[str]:
-    lines = [f"YOUR HAND ({_who(seat, aliases)}; you cannot see these cards; slot 1 = newest):"]
+    lines = [
+        f"YOUR HAND ({_who(seat, aliases)}; you cannot see these cards; slot 1 = newest;"
+        " xN = copies of that card you cannot see):"
+    ]
     for card in v["hands"][seat]:
         k = card["knowledge"]
         flags = [
@@ -195,12 +200,13 @@ def _own_hand(v: Mapping[str, Any], seat: int, aliases: Sequence[str]) -> list[s
 
 
 def _log(v: Mapping[str, Any], aliases: Sequence[str]) -> list[str]:
-    lines = ["MOVE LOG (every turn since turn 0):"]
+    lines = ["MOVE LOG (every turn since turn 0; hinted slots as numbered at that turn):"]
     for e in v.get("log", []):
         head = f"  turn {e['turn']}: {_who(e['seat'], aliases)} {e['move']}"
         if e["result"] == "hinted":
             slots = ", ".join(str(s) for s in e["touched"])
-            lines.append(f"{head} -> {_who(e['target'], aliases)} slots {slots}")
+            noun = "slot" if len(e["touched"]) == 1 else "slots"
+            lines.append(f"{head} -> {_who(e['target'], aliases)} {noun} {slots}")
         else:
             lines.append(f"{head} -> {e['card']} {e['result']}")
     if len(lines) == 1:

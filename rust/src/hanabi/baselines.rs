@@ -70,7 +70,8 @@ fn hear(k: &mut Knowledge, mv: HanabiMove, matches: bool, turn: u16) {
 }
 
 /// The spec's tie-break key for a hint (smaller first): seat acting soonest,
-/// rank before colour, lower value, lower seat.
+/// rank before colour, lower value (colours in deck order: red, yellow, green,
+/// blue, white), lower seat.
 fn hint_order(g: &Hanabi, mv: HanabiMove) -> (usize, u8, u8, u8) {
     let n = g.seats();
     let me = g.mover();
@@ -141,7 +142,8 @@ pub fn cautious(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     if let Some(k) = own_slot(g, &table, |c| c.is_power_of_two() && c & table.playable != 0) {
         return HanabiMove::Play(k);
     }
-    // 2. Hint the rank of a playable card with no positive hint, nearest seat first, lowest slot.
+    // 2. Hint the rank of a playable card with no positive hint, nearest seat first;
+    //    within a hand the lowest slot (the spec leaves that tie open).
     if g.hint_tokens() > 0 {
         for off in 1..g.seats() {
             let s = after(g, off);

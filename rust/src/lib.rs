@@ -6,6 +6,7 @@ pub mod error;
 pub mod fog;
 pub mod game;
 pub mod gauntlet;
+pub mod hanabi;
 pub mod kernels;
 pub mod registry;
 pub mod rng;

@@ -8,6 +8,7 @@ use crate::error::{CoreError, CoreResult};
 use crate::fog::FogState;
 use crate::game::{Game, Seat};
 use crate::gauntlet::{self, connect_four::ConnectFour, Gauntlet};
+use crate::hanabi::{self as hanabi_game, Hanabi};
 use crate::rng::{resolve_seed, Rng};
 
 /// Canonical ids, in the order `simulate` reports them in its `game` column.
@@ -42,6 +43,7 @@ macro_rules! games {
 games! {
     ConnectFour(ConnectFour),
     Fog(FogState),
+    Hanabi(Hanabi),
 }
 
 /// A game in progress, with the config and seed that make it re-derivable.
@@ -97,7 +99,6 @@ fn check_keys(config: &Value, allowed: &[&str]) -> CoreResult<()> {
 }
 
 fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, Value)> {
-    let _ = seed;
     match id {
         "connect-four" => {
             check_keys(config, &[])?;
@@ -107,6 +108,18 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
             check_keys(config, &[])?;
             let v = crate::fog::variant(id).ok_or_else(|| CoreError::config("game", id))?;
             Ok((AnyState::Fog(FogState::new(v)), v.config()))
+        }
+        "hanabi" => {
+            check_keys(config, &["seats"])?;
+            let seats = match config.get("seats") {
+                None => hanabi_game::DEFAULT_SEATS,
+                Some(v) => v
+                    .as_u64()
+                    .map(|n| n as usize)
+                    .filter(|n| (hanabi_game::MIN_SEATS..=hanabi_game::MAX_SEATS).contains(n))
+                    .ok_or_else(|| CoreError::config("seats", format!("hanabi takes 2 to 5 seats, not {v}")))?,
+            };
+            Ok((AnyState::Hanabi(Hanabi::new(seats, seed)), json!({ "seats": seats })))
         }
         _ => Err(CoreError::config("game", format!("{id} is not built yet"))),
     }

@@ -42,6 +42,10 @@ def _reducer_class(family: str) -> type[Reducer]:
         from .fog import FogReducer
 
         return FogReducer
+    if family == "hanabi":
+        from .hanabi import HanabiReducer
+
+        return HanabiReducer
     return Reducer
 
 

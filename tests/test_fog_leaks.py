@@ -24,8 +24,8 @@ import pytest
 
 import coworld
 from coworld.games import fog
-from coworld.replay import canonical
 from coworld.sdk import assert_no_information_leak
+from coworld.sdk.canonical import canonical_json as canonical
 
 VARIANTS = ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"]
 ALIASES = ["cog-0a0a", "cog-1b1b"]

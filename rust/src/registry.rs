@@ -6,7 +6,10 @@ use serde_json::{json, Value};
 
 use crate::error::{CoreError, CoreResult};
 use crate::game::{Game, Seat};
-use crate::gauntlet::{self, connect_four::ConnectFour, Gauntlet};
+use crate::gauntlet::{
+    self, breakthrough::Breakthrough, connect_four::ConnectFour, hex::Hex, quoridor::Quoridor,
+    Gauntlet,
+};
 use crate::rng::{resolve_seed, Rng};
 
 /// Canonical ids, in the order `simulate` reports them in its `game` column.
@@ -40,6 +43,9 @@ macro_rules! games {
 
 games! {
     ConnectFour(ConnectFour),
+    Breakthrough(Breakthrough),
+    Hex(Hex),
+    Quoridor(Quoridor),
 }
 
 /// A game in progress, with the config and seed that make it re-derivable.
@@ -97,6 +103,18 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
         "connect-four" => {
             check_keys(config, &[])?;
             Ok((AnyState::ConnectFour(ConnectFour::new()), json!({})))
+        }
+        "breakthrough" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Breakthrough(Breakthrough::new()), json!({})))
+        }
+        "hex" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Hex(Hex::new()), json!({})))
+        }
+        "quoridor" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Quoridor(Quoridor::new()), json!({})))
         }
         _ => Err(CoreError::config("game", format!("{id} is not built yet"))),
     }
@@ -185,6 +203,9 @@ impl State {
         self.check_seat(seat)?;
         Ok(match &self.inner {
             AnyState::ConnectFour(g) => Some(g.standing(seat)),
+            AnyState::Breakthrough(g) => Some(g.standing(seat)),
+            AnyState::Hex(g) => Some(g.standing(seat)),
+            AnyState::Quoridor(g) => Some(g.standing(seat)),
             #[allow(unreachable_patterns)]
             _ => None,
         })

@@ -320,6 +320,20 @@ impl Quoridor {
         )
     }
 
+    /// Every wall-blocked step as `from-to` cell pairs (lower cell first), for drawing.
+    fn blocked_json(&self) -> Value {
+        let mut steps = Vec::new();
+        for cell in 0..CELLS {
+            if self.blocked.up >> cell & 1 == 1 {
+                steps.push(format!("{}-{}", cell_text(cell), cell_text(cell + SIZE)));
+            }
+            if self.blocked.right >> cell & 1 == 1 {
+                steps.push(format!("{}-{}", cell_text(cell), cell_text(cell + 1)));
+            }
+        }
+        json!(steps)
+    }
+
     fn walls_used(&self) -> [u8; 2] {
         [WALLS - self.walls_left[0], WALLS - self.walls_left[1]]
     }
@@ -446,6 +460,7 @@ impl Game for Quoridor {
             "pawns": [cell_text(self.pawns[0]), cell_text(self.pawns[1])],
             "walls": self.walls_json(),
             "wallsLeft": self.walls_left,
+            "blockedSteps": self.blocked_json(),
             "distToGoal": [self.dist_to_goal(0), self.dist_to_goal(1)],
             "history": self.history.iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
             "standing": [self.standing(0), self.standing(1)],

@@ -4,17 +4,19 @@
 //! on ranks 1-2 and moves up (+6); seat 1 (blue) starts on ranks 5-6 and moves
 //! down (-6).
 
+use std::ops::ControlFlow;
+
 use serde_json::{json, Value};
 
 use super::Gauntlet;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::rng::Rng;
 
 pub const FILES: usize = 6;
 pub const RANKS: usize = 6;
 pub const MAX_PLIES: u32 = 100;
 const BOARD: u64 = (1 << (FILES * RANKS)) - 1;
-const BOARD_CELLS: i32 = (FILES * RANKS) as i32;
 const FILE_A: u64 = 0x41041041; // a1 a2 ... a6
 const FILE_F: u64 = FILE_A << (FILES - 1);
 const RANK_1: u64 = (1 << FILES) - 1;
@@ -63,7 +65,7 @@ impl Breakthrough {
             mover: 0,
             plies: 0,
             captures: [0; 2],
-            history: Vec::new(),
+            history: Vec::with_capacity(MAX_PLIES as usize),
             outcome: None,
         }
     }
@@ -110,6 +112,58 @@ impl Breakthrough {
                 ((own & !FILE_F) >> (FILES - 1)) & !own,
             )
         }
+    }
+
+    /// Every legal step of the mover, by origin cell, then destination, both ascending,
+    /// until `visit` breaks.
+    #[inline]
+    fn for_each_legal(&self, mut visit: impl FnMut(Step) -> ControlFlow<()>) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let (straight, left, right) = self.targets(self.mover);
+        // (origins, origin-to-destination offset) per kind, in destination order.
+        let kinds: [(u64, i32); 3] = if self.mover == 0 {
+            [(left >> 5, 5), (straight >> 6, 6), (right >> 7, 7)]
+        } else {
+            [(left << 7, -7), (straight << 6, -6), (right << 5, -5)]
+        };
+        let mut origins = kinds[0].0 | kinds[1].0 | kinds[2].0;
+        while origins != 0 {
+            let from = origins.trailing_zeros();
+            origins &= origins - 1;
+            for (mask, offset) in kinds {
+                if mask >> from & 1 == 1 {
+                    let to = (from as i32 + offset) as u8;
+                    if visit(Step {
+                        from: from as u8,
+                        to,
+                    })
+                    .is_break()
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `random` baseline without a move list: the k-th legal step in the order of
+    /// [`Game::legal_moves_into`], k uniform (the same draw as
+    /// [`crate::game::random_policy`]).
+    fn random_move(&self, rng: &mut Rng) -> Step {
+        let (s, l, r) = self.targets(self.mover);
+        let mut k = rng.below((s.count_ones() + l.count_ones() + r.count_ones()) as usize);
+        let mut chosen = Step { from: 0, to: 0 };
+        self.for_each_legal(|m| {
+            if k == 0 {
+                chosen = m;
+                return ControlFlow::Break(());
+            }
+            k -= 1;
+            ControlFlow::Continue(())
+        });
+        chosen
     }
 
     fn has_move(&self, seat: Seat) -> bool {
@@ -201,30 +255,10 @@ impl Game for Breakthrough {
     /// By origin cell, then destination cell, both ascending.
     fn legal_moves_into(&self, out: &mut Vec<Step>) {
         out.clear();
-        if self.outcome.is_some() {
-            return;
-        }
-        let (straight, left, right) = self.targets(self.mover);
-        // Offsets from a destination back to its origin, per kind of step.
-        let back: [(u64, i32); 3] = if self.mover == 0 {
-            [(left, 5), (straight, 6), (right, 7)]
-        } else {
-            [(left, -7), (straight, -6), (right, -5)]
-        };
-        let mut own = self.pieces[self.mover];
-        while own != 0 {
-            let from = own.trailing_zeros() as i32;
-            own &= own - 1;
-            for (mask, offset) in back {
-                let to = from + offset;
-                if (0..BOARD_CELLS).contains(&to) && mask >> to & 1 == 1 {
-                    out.push(Step {
-                        from: from as u8,
-                        to: to as u8,
-                    });
-                }
-            }
-        }
+        self.for_each_legal(|m| {
+            out.push(m);
+            ControlFlow::Continue(())
+        });
     }
 
     fn apply(&mut self, mv: Step) {
@@ -327,7 +361,7 @@ impl Game for Breakthrough {
     fn policy(name: &str) -> Option<Policy<Self>> {
         match name {
             "tactician" => Some(super::tactician::<Self>),
-            "random" => Some(crate::game::random_policy::<Self>),
+            "random" => Some(Self::random_move),
             _ => None,
         }
     }
@@ -410,6 +444,20 @@ mod tests {
                 let has_pieces = [red, blue][mover] != 0;
                 assert_eq!(g.outcome().is_none(), has_pieces);
                 assert_eq!(!g.legal_moves().is_empty(), has_pieces);
+            }
+        }
+    }
+
+    #[test]
+    fn fast_random_draws_what_the_generic_random_policy_draws() {
+        for seed in 1..50 {
+            let mut g = Breakthrough::new();
+            while g.active_seat().is_some() {
+                let ply = g.plies();
+                let fast = Breakthrough::random_move(&g, &mut Rng::for_decision(seed, ply));
+                let generic = crate::game::random_policy(&g, &mut Rng::for_decision(seed, ply));
+                assert_eq!(fast, generic);
+                g.apply(fast);
             }
         }
     }

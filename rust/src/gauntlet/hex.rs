@@ -8,6 +8,7 @@ use super::Gauntlet;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::kernels::hexgrid::{geometry, Geometry, Mask};
+use crate::rng::Rng;
 
 pub const SIZE: usize = 7;
 pub const MAX_PLIES: u32 = 49;
@@ -31,6 +32,21 @@ fn geo() -> &'static Geometry {
     geometry(SIZE)
 }
 
+/// Index of the k-th (0-based) set bit of `m`, lowest first; `m` has more than k bits.
+pub(crate) fn nth_bit(m: u128, k: usize) -> usize {
+    let low = m as u64;
+    let (mut word, mut k, base) = if k < low.count_ones() as usize {
+        (low, k, 0)
+    } else {
+        ((m >> 64) as u64, k - low.count_ones() as usize, 64)
+    };
+    while k > 0 {
+        word &= word - 1;
+        k -= 1;
+    }
+    base + word.trailing_zeros() as usize
+}
+
 fn name(cell: u8) -> String {
     let (f, r) = geo().coords(cell as usize);
     cell_name(f, r)
@@ -42,7 +58,7 @@ impl Hex {
             stones: [0; 2],
             mover: 0,
             plies: 0,
-            history: Vec::new(),
+            history: Vec::with_capacity(MAX_PLIES as usize),
             outcome: None,
         }
     }
@@ -62,6 +78,30 @@ impl Hex {
         let seat = self.outcome.as_ref()?.winner?;
         let path = geo().winning_path(self.stones[seat], seat)?;
         Some(path.into_iter().map(|c| name(c as u8)).collect())
+    }
+
+    /// Did the stone just placed on `cell` connect its owner's edges? The board was
+    /// not connected before, so only the new stone's own group can join them, and a
+    /// chain between opposite edges needs at least `SIZE` stones.
+    #[inline]
+    fn completes_connection(&self, cell: u8) -> bool {
+        let me = self.mover ^ 1;
+        let own = self.stones[me];
+        if own.count_ones() < SIZE as u32 {
+            return false;
+        }
+        let g = geo();
+        let group = g.flood(1 << cell, own);
+        group & g.source(me) != 0 && group & g.target(me) != 0
+    }
+
+    /// The `random` baseline without building the move list: the k-th empty cell in
+    /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
+    /// [`crate::game::random_policy`]).
+    fn random_move(&self, rng: &mut Rng) -> u8 {
+        let empty = geo().board & !self.stones[0] & !self.stones[1];
+        let k = rng.below(empty.count_ones() as usize);
+        nth_bit(empty, k) as u8
     }
 
     fn stones_json(&self) -> Value {
@@ -122,7 +162,7 @@ impl Game for Hex {
         self.mover = 1 - me;
         // The win check precedes the cap: the 49th stone fills the board, and a
         // full hex board always holds exactly one connection.
-        if geo().connects(self.stones[me], me) {
+        if self.completes_connection(cell) {
             self.outcome = Some(Outcome::win(me, Ending::Connection));
         } else if self.plies >= MAX_PLIES {
             self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
@@ -208,7 +248,7 @@ impl Game for Hex {
     fn policy(name: &str) -> Option<Policy<Self>> {
         match name {
             "tactician" => Some(super::tactician::<Self>),
-            "random" => Some(crate::game::random_policy::<Self>),
+            "random" => Some(Self::random_move),
             _ => None,
         }
     }
@@ -287,6 +327,19 @@ mod tests {
         assert_eq!(g.standing(0), 940);
         // Blue's shortest line avoids d4 at no extra cost.
         assert_eq!(g.dist_to_win(1), 7);
+    }
+
+    #[test]
+    fn fast_random_draws_what_the_generic_random_policy_draws() {
+        let mut g = Hex::new();
+        let mut ply = 0;
+        while g.active_seat().is_some() {
+            let fast = Hex::random_move(&g, &mut Rng::for_decision(3, ply));
+            let generic = crate::game::random_policy(&g, &mut Rng::for_decision(3, ply));
+            assert_eq!(fast, generic);
+            g.apply(fast);
+            ply += 1;
+        }
     }
 
     #[test]

@@ -14,7 +14,9 @@ use serde_json::{json, Value};
 use super::Gauntlet;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::gauntlet::hex::nth_bit;
 use crate::kernels::paths::{grid, Blocked, Grid, Mask};
+use crate::rng::Rng;
 
 pub const SIZE: usize = 9;
 pub const WALLS: u8 = 10;
@@ -90,6 +92,56 @@ fn wall_steps(anchor: usize, o: Orientation) -> Blocked {
     }
 }
 
+/// Lattice points are the wall grid's corners, (x, y) in 0..=9 x 0..=9, bit `y * 10 + x`;
+/// anchor (f, r) is point (f + 1, r + 1). Walls and the board's rim are the barrier.
+const POINTS_WIDE: usize = SIZE + 1;
+
+/// The three lattice points a wall covers: its two ends and its centre.
+#[inline]
+fn wall_points(anchor: usize, o: Orientation) -> u128 {
+    let centre = (anchor / (SIZE - 1) + 1) * POINTS_WIDE + anchor % (SIZE - 1) + 1;
+    match o {
+        Orientation::H => 0b111 << (centre - 1),
+        Orientation::V => (1 | 1 << POINTS_WIDE | 1 << (2 * POINTS_WIDE)) << (centre - POINTS_WIDE),
+    }
+}
+
+/// Cell mask -> anchor mask: bit `r * 8 + f` is bit `r * 9 + f + shift` of `cells`.
+#[inline]
+fn on_anchors(cells: Mask, shift: usize) -> u64 {
+    let cells = cells >> shift;
+    let mut out = 0u64;
+    for r in 0..SIZE - 1 {
+        out |= ((cells >> (r * SIZE)) as u64 & 0xFF) << (r * (SIZE - 1));
+    }
+    out
+}
+
+/// Lattice mask -> anchor mask: bit `r * 8 + f` is the point at anchor (f, r)'s
+/// centre offset by `shift` bits.
+#[inline]
+fn points_at(points: u128, shift: i32) -> u64 {
+    let mut out = 0u64;
+    for r in 0..SIZE - 1 {
+        let centre = ((r + 1) * POINTS_WIDE + 1) as i32 + shift;
+        out |= ((points >> centre) as u64 & 0xFF) << (r * (SIZE - 1));
+    }
+    out
+}
+
+/// The lattice points on the board's rim.
+fn rim_points() -> u128 {
+    let mut rim = 0;
+    for y in 0..POINTS_WIDE {
+        for x in 0..POINTS_WIDE {
+            if x == 0 || y == 0 || x == SIZE || y == SIZE {
+                rim |= 1 << (y * POINTS_WIDE + x);
+            }
+        }
+    }
+    rim
+}
+
 /// The goal rank of a seat: rank 9 for red, rank 1 for blue.
 fn goal(seat: Seat) -> Mask {
     g9().rank(if seat == 0 { SIZE - 1 } else { 0 })
@@ -105,6 +157,8 @@ pub struct Quoridor {
     h_walls: u64,
     v_walls: u64,
     blocked: Blocked,
+    /// Lattice points on the barrier (the rim, and every point a wall covers).
+    barrier: u128,
     /// Every wall placed, in order, with its owner.
     placed: Vec<(u8, Seat)>,
     mover: Seat,
@@ -127,10 +181,11 @@ impl Quoridor {
             h_walls: 0,
             v_walls: 0,
             blocked: Blocked::default(),
+            barrier: rim_points(),
             placed: Vec::new(),
             mover: 0,
             plies: 0,
-            history: Vec::new(),
+            history: Vec::with_capacity(MAX_PLIES as usize),
             outcome: None,
         }
     }
@@ -258,43 +313,79 @@ impl Quoridor {
             .map_or_else(|| "a neighbouring anchor".into(), |a| wall_text(a, o))
     }
 
-    /// Every legal wall of the mover, `h` before `v` at each anchor, anchors ascending.
-    fn legal_walls_into(&self, out: &mut Vec<u8>) {
+    /// The anchors of the mover's legal `h` walls and legal `v` walls, as bitsets.
+    ///
+    /// Rule 3's first three conditions are whole-board mask operations. For the path
+    /// invariant, two shortcuts spare the pawn searches for nearly every anchor:
+    /// a wall meeting the barrier (rim and walls) in at most one lattice point dangles
+    /// and closes no region; and if the two ends of each step a wall blocks still
+    /// reach each other around it, every walk that used those steps can detour, so
+    /// no cell loses a connection. Only the rest get the pawn-to-goal searches.
+    fn legal_walls(&self) -> [u64; 2] {
         if self.walls_left[self.mover] == 0 {
-            return;
+            return [0, 0];
         }
+        let free = !(self.h_walls | self.v_walls);
+        let (b, up, right) = (self.barrier, self.blocked.up, self.blocked.right);
+        let at_least_two = |x: u64, y: u64, z: u64| (x & y) | (x & z) | (y & z);
+        let w = POINTS_WIDE as i32;
+        let open = [
+            free & !(on_anchors(up, 0) | on_anchors(up, 1)),
+            free & !(on_anchors(right, 0) | on_anchors(right, SIZE)),
+        ];
+        let closes = [
+            at_least_two(points_at(b, -1), points_at(b, 0), points_at(b, 1)),
+            at_least_two(points_at(b, -w), points_at(b, 0), points_at(b, w)),
+        ];
         let grid = g9();
-        // A wall that blocks no step of a current shortest walk of either pawn leaves
-        // that walk open; only walls touching one of the walks need the full check.
-        let mut paths = [Blocked::default(); 2];
-        for (seat, path) in paths.iter_mut().enumerate() {
-            if let Some(p) = grid.path_steps(self.pawns[seat], goal(seat), &self.blocked) {
-                *path = p;
+        let mut legal = [0u64; 2];
+        for (slot, o) in [Orientation::H, Orientation::V].into_iter().enumerate() {
+            legal[slot] = open[slot] & !closes[slot];
+            let mut unsure = open[slot] & closes[slot];
+            while unsure != 0 {
+                let anchor = unsure.trailing_zeros() as usize;
+                unsure &= unsure - 1;
+                if self.keeps_paths(grid, anchor, o) {
+                    legal[slot] |= 1 << anchor;
+                }
             }
         }
-        let taken = self.h_walls | self.v_walls;
-        for anchor in 0..ANCHORS {
-            if taken >> anchor & 1 == 1 {
-                continue;
-            }
-            for o in [Orientation::H, Orientation::V] {
-                let steps = wall_steps(anchor, o);
-                if steps.up & self.blocked.up != 0 || steps.right & self.blocked.right != 0 {
-                    continue;
-                }
-                let after = Blocked {
-                    up: self.blocked.up | steps.up,
-                    right: self.blocked.right | steps.right,
-                };
-                let keeps = |seat: usize| {
-                    let p = &paths[seat];
-                    (p.up & steps.up == 0 && p.right & steps.right == 0)
-                        || grid.reaches(1 << self.pawns[seat], goal(seat), &after)
-                };
-                if keeps(0) && keeps(1) {
-                    out.push(encode(Action::Wall(anchor, o)));
-                }
-            }
+        legal
+    }
+
+    /// Rule 3's path invariant for a wall whose other conditions hold.
+    #[inline]
+    fn keeps_paths(&self, grid: &Grid, anchor: usize, o: Orientation) -> bool {
+        let steps = wall_steps(anchor, o);
+        let after = Blocked {
+            up: self.blocked.up | steps.up,
+            right: self.blocked.right | steps.right,
+        };
+        // The four cells beside the wall: if one reaches the other three, every blocked
+        // step has a detour. The detour is short, so this search stops early.
+        let corner = anchor / (SIZE - 1) * SIZE + anchor % (SIZE - 1);
+        let beside: Mask =
+            1 << corner | 1 << (corner + 1) | 1 << (corner + SIZE) | 1 << (corner + SIZE + 1);
+        if grid.reaches_all(1 << corner, beside, &after) {
+            return true;
+        }
+        (0..2).all(|seat| grid.reaches(1 << self.pawns[seat], goal(seat), &after))
+    }
+
+    /// The `random` baseline without building the move list: the k-th legal move in
+    /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
+    /// [`crate::game::random_policy`]).
+    fn random_move(&self, rng: &mut Rng) -> u8 {
+        let pawns = self.pawn_targets();
+        let [h, v] = self.legal_walls();
+        let (np, nh) = (pawns.count_ones() as usize, h.count_ones() as usize);
+        let k = rng.below(np + nh + v.count_ones() as usize);
+        if k < np {
+            nth_bit(pawns, k) as u8
+        } else if k < np + nh {
+            H_BASE + nth_bit(h as u128, k - np) as u8
+        } else {
+            V_BASE + nth_bit(v as u128, k - np - nh) as u8
         }
     }
 
@@ -302,6 +393,7 @@ impl Quoridor {
         let steps = wall_steps(anchor, o);
         self.blocked.up |= steps.up;
         self.blocked.right |= steps.right;
+        self.barrier |= wall_points(anchor, o);
         match o {
             Orientation::H => self.h_walls |= 1 << anchor,
             Orientation::V => self.v_walls |= 1 << anchor,
@@ -365,18 +457,23 @@ impl Game for Quoridor {
         self.outcome.as_ref()
     }
 
-    /// Pawn destinations ascending, then walls (see [`Quoridor::legal_walls_into`]).
+    /// Pawn destinations ascending, then `h` walls by anchor, then `v` walls by anchor.
     fn legal_moves_into(&self, out: &mut Vec<u8>) {
         out.clear();
         if self.outcome.is_some() {
             return;
         }
-        let mut targets = self.pawn_targets();
-        while targets != 0 {
-            out.push(targets.trailing_zeros() as u8);
-            targets &= targets - 1;
+        let [h, v] = self.legal_walls();
+        for (base, mut set) in [
+            (0, self.pawn_targets()),
+            (H_BASE, h as u128),
+            (V_BASE, v as u128),
+        ] {
+            while set != 0 {
+                out.push(base + set.trailing_zeros() as u8);
+                set &= set - 1;
+            }
         }
-        self.legal_walls_into(out);
     }
 
     fn apply(&mut self, mv: u8) {
@@ -492,7 +589,7 @@ impl Game for Quoridor {
     fn policy(name: &str) -> Option<Policy<Self>> {
         match name {
             "tactician" => Some(super::tactician::<Self>),
-            "random" => Some(crate::game::random_policy::<Self>),
+            "random" => Some(Self::random_move),
             _ => None,
         }
     }
@@ -692,19 +789,25 @@ mod tests {
     #[test]
     fn legal_walls_match_the_plain_rule() {
         // The path-steps shortcut must agree with the literal rule-3 check for every anchor.
-        let mut rng = crate::rng::Rng::new(21);
-        for _ in 0..200 {
+        for game in 0..400 {
             let mut g = Quoridor::new();
             while g.active_seat().is_some() {
-                let mut fast: Vec<u8> = Vec::new();
-                g.legal_walls_into(&mut fast);
-                let plain: Vec<u8> = (0..ANCHORS)
-                    .flat_map(|a| [(a, Orientation::H), (a, Orientation::V)])
+                let fast: Vec<u8> = g
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|&m| m >= H_BASE)
+                    .collect();
+                let plain: Vec<u8> = [Orientation::H, Orientation::V]
+                    .into_iter()
+                    .flat_map(|o| (0..ANCHORS).map(move |a| (a, o)))
                     .filter(|&(a, o)| g.wall_refusal(a, o).is_none())
                     .map(|(a, o)| encode(Action::Wall(a, o)))
                     .collect();
                 assert_eq!(fast, plain);
-                let mv = rng.pick(&g.legal_moves());
+                let ply = g.plies();
+                let mv = Quoridor::random_move(&g, &mut Rng::for_decision(game, ply));
+                let generic = crate::game::random_policy(&g, &mut Rng::for_decision(game, ply));
+                assert_eq!(mv, generic);
                 g.apply(mv);
             }
         }

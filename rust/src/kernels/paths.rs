@@ -13,6 +13,9 @@ pub const MAX_SIZE: usize = 11;
 
 pub type Mask = u128;
 
+/// A walk longer than the scratch buffer given for it.
+struct TooLong;
+
 /// The steps walls have blocked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Blocked {
@@ -90,6 +93,22 @@ impl Grid {
         }
     }
 
+    /// Can a pawn on any cell of `from` walk to every cell of `all`?
+    #[inline]
+    pub fn reaches_all(&self, from: Mask, all: Mask, walls: &Blocked) -> bool {
+        let mut reach = from;
+        loop {
+            if reach & all == all {
+                return true;
+            }
+            let next = reach | self.expand(reach, walls);
+            if next == reach {
+                return false;
+            }
+            reach = next;
+        }
+    }
+
     /// The fewest pawn steps from `from` to some cell of `goal`; `None` when walled off.
     /// Breadth-first by whole frontiers: layer k is every cell within k steps.
     #[inline]
@@ -114,16 +133,34 @@ impl Grid {
     /// when walled off. A wall that blocks none of these steps leaves this walk open,
     /// so it cannot cut the pawn off: only the others need a full check.
     pub fn path_steps(&self, from: usize, goal: Mask, walls: &Blocked) -> Option<Blocked> {
-        let mut layers = [0 as Mask; MAX_SIZE * MAX_SIZE + 1];
+        // Most walks are short: try a small stack buffer of BFS layers first.
+        let mut layers = [0 as Mask; 32];
+        match self.walk_in(from, goal, walls, &mut layers) {
+            Err(TooLong) => {
+                let mut layers = vec![0 as Mask; self.n * self.n + 1];
+                self.walk_in(from, goal, walls, &mut layers).ok()?
+            }
+            Ok(steps) => steps,
+        }
+    }
+
+    /// [`Grid::path_steps`] with `layers` as scratch (layer k: cells within k steps).
+    fn walk_in(
+        &self,
+        from: usize,
+        goal: Mask,
+        walls: &Blocked,
+        layers: &mut [Mask],
+    ) -> Result<Option<Blocked>, TooLong> {
         layers[0] = 1 << from;
         let mut k = 0;
         while layers[k] & goal == 0 {
             let next = layers[k] | self.expand(layers[k], walls);
             if next == layers[k] {
-                return None;
+                return Ok(None);
             }
             k += 1;
-            layers[k] = next;
+            *layers.get_mut(k).ok_or(TooLong)? = next;
         }
         let mut steps = Blocked::default();
         let mut cell = (layers[k] & goal).trailing_zeros() as usize;
@@ -139,7 +176,7 @@ impl Grid {
             cell = prev;
             k -= 1;
         }
-        Some(steps)
+        Ok(Some(steps))
     }
 
     /// Is the step from `cell` to the adjacent `to` blocked? (Both on the board, adjacent.)

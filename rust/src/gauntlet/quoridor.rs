@@ -204,11 +204,6 @@ impl Quoridor {
         g9().distance(1 << self.pawns[seat], goal(seat), &self.blocked)
     }
 
-    #[inline]
-    fn step_open(&self, from: usize, to: usize) -> bool {
-        !g9().step_blocked(from, to, &self.blocked)
-    }
-
     /// The cell one step from `cell` in direction `d` (0 up, 1 right, 2 down, 3 left).
     #[inline]
     fn neighbour(cell: usize, d: usize) -> Option<usize> {
@@ -222,34 +217,37 @@ impl Quoridor {
         }
     }
 
+    /// The cells one unblocked step from the cells of `m` in direction `d`
+    /// (0 up, 1 right, 2 down, 3 left); off-board steps vanish.
+    #[inline]
+    fn shift(&self, m: Mask, d: usize) -> Mask {
+        let (g, b) = (g9(), &self.blocked);
+        match d {
+            0 => ((m & !b.up) << SIZE) & g.board,
+            1 => (m & !b.right & !g.last_file()) << 1,
+            2 => (m >> SIZE) & !b.up,
+            _ => (m >> 1) & !b.right & !g.last_file(),
+        }
+    }
+
     /// Rule 4: the mover's pawn destinations, as a mask.
     fn pawn_targets(&self) -> Mask {
-        let (me, opp) = (self.pawns[self.mover], self.pawns[1 - self.mover]);
+        let me: Mask = 1 << self.pawns[self.mover];
+        let opp: Mask = 1 << self.pawns[1 - self.mover];
         let mut targets: Mask = 0;
         for d in 0..4 {
-            let Some(next) = Self::neighbour(me, d) else {
-                continue;
-            };
-            if !self.step_open(me, next) {
-                continue;
-            }
+            let next = self.shift(me, d);
             if next != opp {
-                targets |= 1 << next;
+                targets |= next; // an empty cell, or nothing (wall or rim)
                 continue;
             }
-            match Self::neighbour(opp, d).filter(|&j| self.step_open(opp, j)) {
-                Some(jump) => targets |= 1 << jump,
-                None => {
-                    // Only when the straight jump is unavailable: the two side-steps.
-                    for side in [(d + 1) % 4, (d + 3) % 4] {
-                        if let Some(s) = Self::neighbour(opp, side) {
-                            if self.step_open(opp, s) {
-                                targets |= 1 << s;
-                            }
-                        }
-                    }
-                }
-            }
+            let jump = self.shift(opp, d);
+            targets |= if jump != 0 {
+                jump
+            } else {
+                // Only when the straight jump is unavailable: the two side-steps.
+                self.shift(opp, (d + 1) % 4) | self.shift(opp, (d + 3) % 4)
+            };
         }
         targets
     }
@@ -316,11 +314,12 @@ impl Quoridor {
     /// The anchors of the mover's legal `h` walls and legal `v` walls, as bitsets.
     ///
     /// Rule 3's first three conditions are whole-board mask operations. For the path
-    /// invariant, two shortcuts spare the pawn searches for nearly every anchor:
+    /// invariant, three shortcuts spare the pawn searches for nearly every anchor:
     /// a wall meeting the barrier (rim and walls) in at most one lattice point dangles
-    /// and closes no region; and if the two ends of each step a wall blocks still
-    /// reach each other around it, every walk that used those steps can detour, so
-    /// no cell loses a connection. Only the rest get the pawn-to-goal searches.
+    /// and closes no region; a wall blocking no step of a shortest walk of either pawn
+    /// leaves both walks open; and if the cells beside a wall still reach each other
+    /// around it, every walk through its steps can detour. Only the rest get the
+    /// pawn-to-goal searches.
     fn legal_walls(&self) -> [u64; 2] {
         if self.walls_left[self.mover] == 0 {
             return [0, 0];
@@ -337,14 +336,31 @@ impl Quoridor {
             at_least_two(points_at(b, -1), points_at(b, 0), points_at(b, 1)),
             at_least_two(points_at(b, -w), points_at(b, 0), points_at(b, w)),
         ];
+        let mut unsure = [open[0] & closes[0], open[1] & closes[1]];
+        let mut legal = [open[0] & !closes[0], open[1] & !closes[1]];
+        if unsure == [0, 0] {
+            return legal;
+        }
+        // A wall that blocks no step of a current shortest walk of either pawn leaves
+        // both walks open.
         let grid = g9();
-        let mut legal = [0u64; 2];
+        let mut walks = Blocked::default();
+        for seat in 0..2 {
+            if let Some(p) = grid.path_steps(self.pawns[seat], goal(seat), &self.blocked) {
+                walks.up |= p.up;
+                walks.right |= p.right;
+            }
+        }
+        let touches = [
+            on_anchors(walks.up, 0) | on_anchors(walks.up, 1),
+            on_anchors(walks.right, 0) | on_anchors(walks.right, SIZE),
+        ];
         for (slot, o) in [Orientation::H, Orientation::V].into_iter().enumerate() {
-            legal[slot] = open[slot] & !closes[slot];
-            let mut unsure = open[slot] & closes[slot];
-            while unsure != 0 {
-                let anchor = unsure.trailing_zeros() as usize;
-                unsure &= unsure - 1;
+            legal[slot] |= unsure[slot] & !touches[slot];
+            unsure[slot] &= touches[slot];
+            while unsure[slot] != 0 {
+                let anchor = unsure[slot].trailing_zeros() as usize;
+                unsure[slot] &= unsure[slot] - 1;
                 if self.keeps_paths(grid, anchor, o) {
                     legal[slot] |= 1 << anchor;
                 }

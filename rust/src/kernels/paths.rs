@@ -30,7 +30,6 @@ pub struct Blocked {
 pub struct Grid {
     pub n: usize,
     pub board: Mask,
-    first_file: Mask,
     last_file: Mask,
 }
 
@@ -46,16 +45,14 @@ pub fn grid(n: usize) -> &'static Grid {
 
 impl Grid {
     fn build(n: usize) -> Grid {
-        let (mut first_file, mut last_file) = (0, 0);
+        let mut last_file = 0;
         for r in 0..n {
-            first_file |= 1 << (r * n);
             last_file |= 1 << (r * n + n - 1);
         }
         let board = if n == 0 { 0 } else { (1u128 << (n * n)) - 1 };
         Grid {
             n,
             board,
-            first_file,
             last_file,
         }
     }
@@ -190,13 +187,7 @@ impl Grid {
         }
     }
 
-    /// Cells on the first file (used to stop left/right steps wrapping a rank).
-    #[inline]
-    pub fn first_file(&self) -> Mask {
-        self.first_file
-    }
-
-    /// Cells on the last file.
+    /// Cells on the last file (masked out so left/right steps never wrap a rank).
     #[inline]
     pub fn last_file(&self) -> Mask {
         self.last_file

@@ -40,7 +40,7 @@ STATES = states()
 
 
 def test_rules_text_covers_every_game_and_the_reply_format() -> None:
-    assert set(gauntlet.RULES_TEXT) == set(GAUNTLET)
+    assert set(gauntlet.RULES_TEXT) == {*GAUNTLET, "rotate"}
     for game_id, text in gauntlet.RULES_TEXT.items():
         assert game_id in text
         assert '{"move"' in text and '"say"' in text and '"notes"' in text
@@ -76,6 +76,8 @@ def test_observation_first_line_names_the_resolved_rotation_game() -> None:
     s = coworld.game("rotate").init(seed=6)
     text = gauntlet.observation_text(s, 0, notes="", operator_prompt="", aliases=ALIASES)
     assert text.splitlines()[0] == "hex" == s.resolved_game
+    assert "seed 6 picks RotationOrder[2] = hex" in text.splitlines()[1]
+    assert gauntlet.rules_for(s) == gauntlet.RULES_TEXT["hex"]
 
 
 def test_quoridor_board_draws_walls_where_the_core_says() -> None:

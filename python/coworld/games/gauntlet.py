@@ -92,6 +92,21 @@ RULES_TEXT: dict[str, str] = {
 }
 
 
+ROTATION = ("connect-four", "breakthrough", "hex", "quoridor")
+
+RULES_TEXT["rotate"] = (
+    "rotate: the game is drawn from the fixed rotation order "
+    f"{list(ROTATION)} as RotationOrder[seed mod 4] (seed taken non-negative mod 4) "
+    "before the first move, and named on the first line of every observation. Its rules:\n\n"
+    + "\n\n".join(RULES_TEXT[g] for g in ROTATION)
+)
+
+
+def rules_for(state: Any) -> str:
+    """The rules text of the game `state` actually plays (`rotate` resolved)."""
+    return RULES_TEXT[state.resolved_game]
+
+
 def _seat_name(seat: int, aliases: Sequence[str]) -> str:
     alias = aliases[seat] if seat < len(aliases) else f"seat {seat}"
     return f"{alias} ({COLOURS[seat]})"
@@ -212,8 +227,13 @@ def observation_text(
         if view["activeSeat"] == seat
         else ("The game is over." if view["activeSeat"] is None else "It is not your move.")
     )
-    lines = [
-        game,
+    lines = [game]
+    if state.game == "rotate":
+        lines.append(
+            f"(rotation: seed {state.seed} picks RotationOrder[{state.seed % 4}] = {game} "
+            f"from {', '.join(ROTATION)})"
+        )
+    lines += [
         f"You are {me}, seat {seat}; your opponent is {them}.",
         f"Ply {view['plies']} of at most {view['maxPlies']}. {turn}",
         "",

@@ -820,6 +820,8 @@ mod tests {
                     .map(|(a, o)| encode(Action::Wall(a, o)))
                     .collect();
                 assert_eq!(fast, plain);
+                // Rule 6: the path invariant leaves the mover a pawn move.
+                assert_ne!(g.pawn_targets(), 0);
                 let ply = g.plies();
                 let mv = Quoridor::random_move(&g, &mut Rng::for_decision(game, ply));
                 let generic = crate::game::random_policy(&g, &mut Rng::for_decision(game, ply));

@@ -1,7 +1,7 @@
 """Fog-of-War Boards benchmarks (pytest-benchmark; off by default, `make bench` runs them).
 
 Whole batches of episodes in the Rust simulator on one thread, for each variant:
-random vs random (the side-by-side workload of bench/versus_fog_openspiel.py) and
+random vs random (the side-by-side workload of bench/versus_openspiel.py) and
 probe vs sweep (the two scripted baselines). Plus the per-ply Python path an
 LLM episode takes: view_for, the observation text and one reply parsed and applied.
 """

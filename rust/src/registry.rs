@@ -7,7 +7,10 @@ use serde_json::{json, Value};
 use crate::error::{CoreError, CoreResult};
 use crate::fog::FogState;
 use crate::game::{Game, Seat};
-use crate::gauntlet::{self, connect_four::ConnectFour, Gauntlet};
+use crate::gauntlet::{
+    self, breakthrough::Breakthrough, connect_four::ConnectFour, hex::Hex, quoridor::Quoridor,
+    Gauntlet,
+};
 use crate::hanabi::{self as hanabi_game, Hanabi};
 use crate::rng::{resolve_seed, Rng};
 
@@ -42,6 +45,9 @@ macro_rules! games {
 
 games! {
     ConnectFour(ConnectFour),
+    Breakthrough(Breakthrough),
+    Hex(Hex),
+    Quoridor(Quoridor),
     Fog(FogState),
     Hanabi(Hanabi),
 }
@@ -120,6 +126,18 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
                     .ok_or_else(|| CoreError::config("seats", format!("hanabi takes 2 to 5 seats, not {v}")))?,
             };
             Ok((AnyState::Hanabi(Hanabi::new(seats, seed)), json!({ "seats": seats })))
+        }
+        "breakthrough" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Breakthrough(Breakthrough::new()), json!({})))
+        }
+        "hex" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Hex(Hex::new()), json!({})))
+        }
+        "quoridor" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Quoridor(Quoridor::new()), json!({})))
         }
         _ => Err(CoreError::config("game", format!("{id} is not built yet"))),
     }
@@ -236,6 +254,9 @@ impl State {
         self.check_seat(seat)?;
         Ok(match &self.inner {
             AnyState::ConnectFour(g) => Some(g.standing(seat)),
+            AnyState::Breakthrough(g) => Some(g.standing(seat)),
+            AnyState::Hex(g) => Some(g.standing(seat)),
+            AnyState::Quoridor(g) => Some(g.standing(seat)),
             #[allow(unreachable_patterns)]
             _ => None,
         })

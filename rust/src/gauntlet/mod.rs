@@ -2,7 +2,10 @@
 //! Each game module owns its rules; this module owns what they share: the
 //! `standing` contract, adjudication at the cap, and the `tactician` baseline.
 
+pub mod breakthrough;
 pub mod connect_four;
+pub mod hex;
+pub mod quoridor;
 
 use serde_json::{json, Value};
 

@@ -1,3 +1,4 @@
 //! Hot kernels shared by several games.
 
 pub mod hexgrid;
+pub mod paths;

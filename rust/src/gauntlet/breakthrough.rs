@@ -1,0 +1,485 @@
+//! breakthrough, 6 files x 6 ranks, on bitboards.
+//!
+//! Bit `rank * 6 + file` is cell (file, rank), a1 is bit 0. Seat 0 (red) starts
+//! on ranks 1-2 and moves up (+6); seat 1 (blue) starts on ranks 5-6 and moves
+//! down (-6).
+
+use std::ops::ControlFlow;
+
+use serde_json::{json, Value};
+
+use super::Gauntlet;
+use crate::error::{CoreError, CoreResult};
+use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::rng::Rng;
+
+pub const FILES: usize = 6;
+pub const RANKS: usize = 6;
+pub const MAX_PLIES: u32 = 100;
+const BOARD: u64 = (1 << (FILES * RANKS)) - 1;
+const FILE_A: u64 = 0x41041041; // a1 a2 ... a6
+const FILE_F: u64 = FILE_A << (FILES - 1);
+const RANK_1: u64 = (1 << FILES) - 1;
+const RANK_6: u64 = RANK_1 << (FILES * (RANKS - 1));
+
+/// A piece's step: from one cell index to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Step {
+    pub from: u8,
+    pub to: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breakthrough {
+    pieces: [u64; 2],
+    mover: Seat,
+    plies: u32,
+    captures: [u32; 2],
+    history: Vec<Step>,
+    outcome: Option<Outcome>,
+}
+
+impl Default for Breakthrough {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The rank a seat must reach: rank 6 for red, rank 1 for blue.
+const fn goal_rank(seat: Seat) -> u64 {
+    if seat == 0 {
+        RANK_6
+    } else {
+        RANK_1
+    }
+}
+
+fn name(cell: u8) -> String {
+    cell_name(cell as usize % FILES, cell as usize / FILES)
+}
+
+impl Breakthrough {
+    pub fn new() -> Self {
+        Breakthrough {
+            pieces: [RANK_1 | RANK_1 << FILES, RANK_6 | RANK_6 >> FILES],
+            mover: 0,
+            plies: 0,
+            captures: [0; 2],
+            history: Vec::with_capacity(MAX_PLIES as usize),
+            outcome: None,
+        }
+    }
+
+    /// A position with the given pieces and mover, for tests and analysis.
+    /// Settles at once by rule 6 if the mover has no move.
+    pub fn from_pieces(red: u64, blue: u64, mover: Seat) -> Self {
+        let mut g = Breakthrough {
+            pieces: [red & BOARD, blue & BOARD & !red],
+            mover,
+            ..Self::new()
+        };
+        if !g.has_move(mover) {
+            g.outcome = Some(Outcome::win(1 - mover, Ending::NoMoves));
+        }
+        g
+    }
+
+    /// The seat whose piece is on cell index `cell`, if any.
+    pub fn piece_at(&self, cell: usize) -> Option<Seat> {
+        (0..2).find(|&s| self.pieces[s] >> cell & 1 == 1)
+    }
+
+    pub fn captures(&self) -> [u32; 2] {
+        self.captures
+    }
+
+    /// Target masks of `seat`'s straight, left-diagonal and right-diagonal steps.
+    /// "Left"/"right" are toward file a / file f whichever way the seat moves.
+    #[inline]
+    fn targets(&self, seat: Seat) -> (u64, u64, u64) {
+        let own = self.pieces[seat];
+        let empty = BOARD & !own & !self.pieces[1 - seat];
+        if seat == 0 {
+            (
+                (own << FILES) & empty,
+                ((own & !FILE_A) << (FILES - 1)) & !own & BOARD,
+                ((own & !FILE_F) << (FILES + 1)) & !own & BOARD,
+            )
+        } else {
+            (
+                (own >> FILES) & empty,
+                ((own & !FILE_A) >> (FILES + 1)) & !own,
+                ((own & !FILE_F) >> (FILES - 1)) & !own,
+            )
+        }
+    }
+
+    /// Every legal step of the mover, by origin cell, then destination, both ascending,
+    /// until `visit` breaks.
+    #[inline]
+    fn for_each_legal(&self, mut visit: impl FnMut(Step) -> ControlFlow<()>) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let (straight, left, right) = self.targets(self.mover);
+        // (origins, origin-to-destination offset) per kind, in destination order.
+        let kinds: [(u64, i32); 3] = if self.mover == 0 {
+            [(left >> 5, 5), (straight >> 6, 6), (right >> 7, 7)]
+        } else {
+            [(left << 7, -7), (straight << 6, -6), (right << 5, -5)]
+        };
+        let mut origins = kinds[0].0 | kinds[1].0 | kinds[2].0;
+        while origins != 0 {
+            let from = origins.trailing_zeros();
+            origins &= origins - 1;
+            for (mask, offset) in kinds {
+                if mask >> from & 1 == 1 {
+                    let to = (from as i32 + offset) as u8;
+                    if visit(Step {
+                        from: from as u8,
+                        to,
+                    })
+                    .is_break()
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `random` baseline without a move list: the k-th legal step in the order of
+    /// [`Game::legal_moves_into`], k uniform (the same draw as
+    /// [`crate::game::random_policy`]).
+    fn random_move(&self, rng: &mut Rng) -> Step {
+        let (s, l, r) = self.targets(self.mover);
+        let mut k = rng.below((s.count_ones() + l.count_ones() + r.count_ones()) as usize);
+        let mut chosen = Step { from: 0, to: 0 };
+        self.for_each_legal(|m| {
+            if k == 0 {
+                chosen = m;
+                return ControlFlow::Break(());
+            }
+            k -= 1;
+            ControlFlow::Continue(())
+        });
+        chosen
+    }
+
+    fn has_move(&self, seat: Seat) -> bool {
+        let (s, l, r) = self.targets(seat);
+        s | l | r != 0
+    }
+
+    /// Why `from`-`to` is not a legal step for the mover, or `None` if it is.
+    fn refusal(&self, from: usize, to: usize) -> Option<String> {
+        let me = self.mover;
+        let (f, t) = (name(from as u8), name(to as u8));
+        if self.pieces[me] >> from & 1 == 0 {
+            return Some(match self.piece_at(from) {
+                Some(_) => format!("{f} holds your opponent's piece, not yours"),
+                None => format!("{f} holds no piece"),
+            });
+        }
+        let forward: i32 = if me == 0 { 1 } else { -1 };
+        let (ff, fr) = ((from % FILES) as i32, (from / FILES) as i32);
+        let (tf, tr) = ((to % FILES) as i32, (to / FILES) as i32);
+        if tr - fr != forward || (tf - ff).abs() > 1 {
+            return Some(format!(
+                "{t} is not one rank forward of {f} on the same or a neighbouring file"
+            ));
+        }
+        match self.piece_at(to) {
+            Some(s) if s == me => Some(format!("{t} holds your own piece")),
+            Some(_) if tf == ff => Some(format!(
+                "{t} holds an opponent piece and there is no straight capture"
+            )),
+            _ => None,
+        }
+    }
+
+    /// 10 x sum and 40 x max of the pieces' advance. A piece's advance is the
+    /// number of ranks it stands ahead of its seat's home (back) rank: a red
+    /// piece on rank r has advance r - 1, a blue piece on rank r has 6 - r.
+    fn advance_terms(&self, seat: Seat) -> (i32, i32) {
+        let own = self.pieces[seat];
+        let (mut sum, mut max) = (0, 0);
+        for rank in 0..RANKS {
+            let count = (own >> (rank * FILES) & RANK_1).count_ones() as i32;
+            let advance = if seat == 0 { rank } else { RANKS - 1 - rank } as i32;
+            sum += count * advance;
+            if count > 0 {
+                max = max.max(advance);
+            }
+        }
+        (sum, max)
+    }
+
+    fn pieces_json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        for cell in 0..FILES * RANKS {
+            if let Some(s) = self.piece_at(cell) {
+                m.insert(name(cell as u8), json!(s));
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+impl Gauntlet for Breakthrough {
+    fn standing(&self, seat: Seat) -> i32 {
+        let (sum, max) = self.advance_terms(seat);
+        100 * self.pieces[seat].count_ones() as i32 + 10 * sum + 40 * max
+    }
+}
+
+impl Game for Breakthrough {
+    type Move = Step;
+
+    fn id(&self) -> &'static str {
+        "breakthrough"
+    }
+    fn num_seats(&self) -> usize {
+        2
+    }
+    fn active_seat(&self) -> Option<Seat> {
+        self.outcome.is_none().then_some(self.mover)
+    }
+    fn plies(&self) -> u32 {
+        self.plies
+    }
+    fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    /// By origin cell, then destination cell, both ascending.
+    fn legal_moves_into(&self, out: &mut Vec<Step>) {
+        out.clear();
+        self.for_each_legal(|m| {
+            out.push(m);
+            ControlFlow::Continue(())
+        });
+    }
+
+    fn apply(&mut self, mv: Step) {
+        debug_assert!(self.refusal(mv.from as usize, mv.to as usize).is_none());
+        let me = self.mover;
+        let (from, to) = (1u64 << mv.from, 1u64 << mv.to);
+        self.pieces[me] ^= from | to;
+        if self.pieces[1 - me] & to != 0 {
+            self.pieces[1 - me] &= !to;
+            self.captures[me] += 1;
+        }
+        self.plies += 1;
+        self.history.push(mv);
+        self.mover = 1 - me;
+        self.outcome = if to & goal_rank(me) != 0 {
+            Some(Outcome::win(me, Ending::HomeRank))
+        } else if self.pieces[1 - me] == 0 {
+            Some(Outcome::win(me, Ending::NoPieces))
+        } else if !self.has_move(1 - me) {
+            Some(Outcome::win(me, Ending::NoMoves))
+        } else if self.plies >= MAX_PLIES {
+            Some(super::adjudicate(self, Ending::PlyCap))
+        } else {
+            None
+        };
+    }
+
+    fn settle_deadline(&mut self) {
+        if self.outcome.is_none() {
+            self.outcome = Some(super::adjudicate(self, Ending::WallClock));
+        }
+    }
+
+    fn move_name(&self, mv: Step) -> String {
+        format!("{}-{}", name(mv.from), name(mv.to))
+    }
+
+    fn read_move(&self, text: &str) -> CoreResult<Step> {
+        if self.outcome.is_some() {
+            return Err(self.over_error(text));
+        }
+        let s = squeeze(text);
+        let cell = |f: u8, r: u8| (r - b'1') as usize * FILES + (f - b'a') as usize;
+        let (from, to) = match s.as_bytes() {
+            [f1 @ b'a'..=b'f', r1 @ b'1'..=b'6', f2 @ b'a'..=b'f', r2 @ b'1'..=b'6'] => {
+                (cell(*f1, *r1), cell(*f2, *r2))
+            }
+            _ => {
+                return Err(CoreError::unparseable(
+                    text,
+                    "breakthrough takes a step from one cell to another, such as b2-c3 \
+                     (files a..f, ranks 1..6)",
+                    self.legal_names(),
+                ))
+            }
+        };
+        match self.refusal(from, to) {
+            Some(reason) => Err(CoreError::illegal(text, reason, self.legal_names())),
+            None => Ok(Step {
+                from: from as u8,
+                to: to as u8,
+            }),
+        }
+    }
+
+    fn view(&self) -> Value {
+        json!({
+            "game": self.id(),
+            "files": FILES,
+            "ranks": RANKS,
+            "activeSeat": self.active_seat(),
+            "plies": self.plies,
+            "maxPlies": MAX_PLIES,
+            "pieces": self.pieces_json(),
+            "pieceCount": [self.pieces[0].count_ones(), self.pieces[1].count_ones()],
+            "captures": self.captures,
+            "history": self.history.iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
+            "standing": [self.standing(0), self.standing(1)],
+            "legalMoves": self.legal_names(),
+        })
+    }
+
+    fn results(&self) -> Option<Value> {
+        super::results(
+            self,
+            &[
+                ("captures", json!(self.captures)),
+                (
+                    "pieces",
+                    json!([self.pieces[0].count_ones(), self.pieces[1].count_ones()]),
+                ),
+            ],
+        )
+    }
+
+    fn policy_names() -> &'static [&'static str] {
+        &["tactician", "random"]
+    }
+
+    fn policy(name: &str) -> Option<Policy<Self>> {
+        match name {
+            "tactician" => Some(super::tactician::<Self>),
+            "random" => Some(Self::random_move),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::MoveFault;
+
+    fn bits(cells: &str) -> u64 {
+        cells.split_whitespace().fold(0, |m, c| {
+            let (f, r) = crate::game::parse_cell(c, FILES, RANKS).unwrap();
+            m | 1 << (r * FILES + f)
+        })
+    }
+
+    fn fault(g: &Breakthrough, text: &str) -> (MoveFault, String) {
+        match g.read_move(text) {
+            Err(CoreError::Move { fault, reason, .. }) => (fault, reason),
+            other => panic!("{text}: expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn opening_has_sixteen_moves() {
+        let g = Breakthrough::new();
+        let names = g.legal_names();
+        assert_eq!(names.len(), 16);
+        assert_eq!(&names[..3], ["a2-a3", "a2-b3", "b2-a3"]);
+    }
+
+    #[test]
+    fn no_straight_capture_but_diagonal_capture() {
+        let mut g = Breakthrough::from_pieces(bits("c3 a1"), bits("c4 d4 f6"), 0);
+        let names = g.legal_names();
+        assert!(!names.contains(&"c3-c4".to_string()), "{names:?}");
+        assert!(names.contains(&"c3-d4".to_string()), "{names:?}");
+        let (f, reason) = fault(&g, "c3c4");
+        assert_eq!(f, MoveFault::Illegal);
+        assert!(reason.contains("no straight capture"), "{reason}");
+        g.try_apply("c3-d4").unwrap();
+        assert_eq!(g.captures(), [1, 0]);
+        assert_eq!(g.piece_at(bits("d4").trailing_zeros() as usize), Some(0));
+    }
+
+    #[test]
+    fn home_rank_wins() {
+        let mut g = Breakthrough::from_pieces(bits("b5 a1"), bits("f6 f5"), 0);
+        g.try_apply("b5-b6").unwrap();
+        assert_eq!(g.outcome(), Some(&Outcome::win(0, Ending::HomeRank)));
+    }
+
+    #[test]
+    fn taking_the_last_piece_wins() {
+        let mut g = Breakthrough::from_pieces(bits("c3 a1"), bits("d4"), 0);
+        g.try_apply("c3:d4").unwrap();
+        assert_eq!(g.outcome(), Some(&Outcome::win(0, Ending::NoPieces)));
+    }
+
+    #[test]
+    fn a_seat_with_no_move_loses() {
+        // Rule 6. A seat's rearmost piece always has an on-board diagonal that no own
+        // piece can hold (own pieces never stand behind it), so a seat with pieces always
+        // has a move; only a seat left without pieces meets this rule.
+        let g = Breakthrough::from_pieces(bits("c3"), 0, 1);
+        assert_eq!(g.outcome(), Some(&Outcome::win(0, Ending::NoMoves)));
+        let mut rng = crate::rng::Rng::new(5);
+        for _ in 0..5000 {
+            let (mut red, mut blue) = (0u64, 0u64);
+            for cell in FILES..FILES * (RANKS - 1) {
+                match rng.below(3) {
+                    0 => red |= 1 << cell,
+                    1 => blue |= 1 << cell,
+                    _ => {}
+                }
+            }
+            for mover in 0..2 {
+                let g = Breakthrough::from_pieces(red, blue, mover);
+                let has_pieces = [red, blue][mover] != 0;
+                assert_eq!(g.outcome().is_none(), has_pieces);
+                assert_eq!(!g.legal_moves().is_empty(), has_pieces);
+            }
+        }
+    }
+
+    #[test]
+    fn fast_random_draws_what_the_generic_random_policy_draws() {
+        for seed in 1..50 {
+            let mut g = Breakthrough::new();
+            while g.active_seat().is_some() {
+                let ply = g.plies();
+                let fast = Breakthrough::random_move(&g, &mut Rng::for_decision(seed, ply));
+                let generic = crate::game::random_policy(&g, &mut Rng::for_decision(seed, ply));
+                assert_eq!(fast, generic);
+                g.apply(fast);
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_and_illegal_text() {
+        let g = Breakthrough::new();
+        for bad in ["", "b2", "b2-g3", "b7-b8", "hello", "b2c3d4", "b2xc3"] {
+            assert_eq!(fault(&g, bad).0, MoveFault::Unparseable, "{bad}");
+        }
+        assert!(fault(&g, "c3-c4").1.contains("holds no piece"));
+        assert!(fault(&g, "a5-a4").1.contains("opponent's piece"));
+        assert!(fault(&g, "a2-a4").1.contains("not one rank forward"));
+        assert!(fault(&g, "a1-a2").1.contains("your own piece"));
+        assert_eq!(g.read_move(" B2 - C3 ").unwrap(), Step { from: 7, to: 14 });
+    }
+
+    #[test]
+    fn standing_by_hand() {
+        // Red: a1 (advance 0), c3 (advance 2). Blue: d6 (0), e2 (4).
+        let g = Breakthrough::from_pieces(bits("a1 c3"), bits("d6 e2"), 0);
+        assert_eq!(g.standing(0), 200 + 10 * 2 + 40 * 2);
+        assert_eq!(g.standing(1), 200 + 10 * 4 + 40 * 4);
+    }
+}

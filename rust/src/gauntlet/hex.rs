@@ -1,0 +1,360 @@
+//! hex, 7 x 7 rhombus, on the shared hex kernel ([`crate::kernels::hexgrid`]).
+//!
+//! Seat 0 (red) connects file a to file g; seat 1 (blue) rank 1 to rank 7.
+
+use serde_json::{json, Value};
+
+use super::Gauntlet;
+use crate::error::{CoreError, CoreResult};
+use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::kernels::hexgrid::{geometry, Geometry, Mask};
+use crate::rng::Rng;
+
+pub const SIZE: usize = 7;
+pub const MAX_PLIES: u32 = 49;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hex {
+    stones: [Mask; 2],
+    mover: Seat,
+    plies: u32,
+    history: Vec<u8>,
+    outcome: Option<Outcome>,
+}
+
+impl Default for Hex {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn geo() -> &'static Geometry {
+    geometry(SIZE)
+}
+
+/// Index of the k-th (0-based) set bit of `m`, lowest first; `m` has more than k bits.
+pub(crate) fn nth_bit(m: u128, k: usize) -> usize {
+    let low = m as u64;
+    let (mut word, mut k, base) = if k < low.count_ones() as usize {
+        (low, k, 0)
+    } else {
+        ((m >> 64) as u64, k - low.count_ones() as usize, 64)
+    };
+    while k > 0 {
+        word &= word - 1;
+        k -= 1;
+    }
+    base + word.trailing_zeros() as usize
+}
+
+fn name(cell: u8) -> String {
+    let (f, r) = geo().coords(cell as usize);
+    cell_name(f, r)
+}
+
+impl Hex {
+    pub fn new() -> Self {
+        Hex {
+            stones: [0; 2],
+            mover: 0,
+            plies: 0,
+            history: Vec::with_capacity(MAX_PLIES as usize),
+            outcome: None,
+        }
+    }
+
+    /// The seat whose stone is on cell index `cell`, if any.
+    pub fn stone_at(&self, cell: usize) -> Option<Seat> {
+        (0..2).find(|&s| self.stones[s] >> cell & 1 == 1)
+    }
+
+    /// The spec's `distToWin` for `seat` (99 when it can no longer connect).
+    pub fn dist_to_win(&self, seat: Seat) -> u8 {
+        geo().dist_to_win(self.stones[seat], self.stones[1 - seat], seat)
+    }
+
+    /// The winner's connecting chain as cell names, source edge first.
+    pub fn winning_path(&self) -> Option<Vec<String>> {
+        let seat = self.outcome.as_ref()?.winner?;
+        let path = geo().winning_path(self.stones[seat], seat)?;
+        Some(path.into_iter().map(|c| name(c as u8)).collect())
+    }
+
+    /// Did the stone just placed on `cell` connect its owner's edges? The board was
+    /// not connected before, so only the new stone's own group can join them, and a
+    /// chain between opposite edges needs at least `SIZE` stones.
+    #[inline]
+    fn completes_connection(&self, cell: u8) -> bool {
+        let me = self.mover ^ 1;
+        let own = self.stones[me];
+        if own.count_ones() < SIZE as u32 {
+            return false;
+        }
+        let g = geo();
+        let group = g.flood(1 << cell, own);
+        group & g.source(me) != 0 && group & g.target(me) != 0
+    }
+
+    /// The `random` baseline without building the move list: the k-th empty cell in
+    /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
+    /// [`crate::game::random_policy`]).
+    fn random_move(&self, rng: &mut Rng) -> u8 {
+        let empty = geo().board & !self.stones[0] & !self.stones[1];
+        let k = rng.below(empty.count_ones() as usize);
+        nth_bit(empty, k) as u8
+    }
+
+    fn stones_json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        for cell in 0..SIZE * SIZE {
+            if let Some(s) = self.stone_at(cell) {
+                m.insert(name(cell as u8), json!(s));
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+impl Gauntlet for Hex {
+    fn standing(&self, seat: Seat) -> i32 {
+        1000 - 10 * self.dist_to_win(seat) as i32
+    }
+}
+
+impl Game for Hex {
+    type Move = u8;
+
+    fn id(&self) -> &'static str {
+        "hex"
+    }
+    fn num_seats(&self) -> usize {
+        2
+    }
+    fn active_seat(&self) -> Option<Seat> {
+        self.outcome.is_none().then_some(self.mover)
+    }
+    fn plies(&self) -> u32 {
+        self.plies
+    }
+    fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    /// Empty cells, a1 b1 ... g1 a2 ... g7.
+    fn legal_moves_into(&self, out: &mut Vec<u8>) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        let mut empty = geo().board & !self.stones[0] & !self.stones[1];
+        while empty != 0 {
+            out.push(empty.trailing_zeros() as u8);
+            empty &= empty - 1;
+        }
+    }
+
+    fn apply(&mut self, cell: u8) {
+        debug_assert!(self.outcome.is_none() && self.stone_at(cell as usize).is_none());
+        let me = self.mover;
+        self.stones[me] |= 1 << cell;
+        self.plies += 1;
+        self.history.push(cell);
+        self.mover = 1 - me;
+        // The win check precedes the cap: the 49th stone fills the board, and a
+        // full hex board always holds exactly one connection.
+        if self.completes_connection(cell) {
+            self.outcome = Some(Outcome::win(me, Ending::Connection));
+        } else if self.plies >= MAX_PLIES {
+            self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
+        }
+    }
+
+    fn settle_deadline(&mut self) {
+        if self.outcome.is_none() {
+            self.outcome = Some(super::adjudicate(self, Ending::WallClock));
+        }
+    }
+
+    fn move_name(&self, cell: u8) -> String {
+        name(cell)
+    }
+
+    fn read_move(&self, text: &str) -> CoreResult<u8> {
+        if self.outcome.is_some() {
+            return Err(self.over_error(text));
+        }
+        let s = squeeze(text);
+        let cell = match s.as_bytes() {
+            [f @ b'a'..=b'g', r @ b'1'..=b'7'] => (r - b'1') as usize * SIZE + (f - b'a') as usize,
+            _ => {
+                return Err(CoreError::unparseable(
+                    text,
+                    "hex takes a cell name, a file a..g then a rank 1..7, such as d4",
+                    self.legal_names(),
+                ))
+            }
+        };
+        match self.stone_at(cell) {
+            Some(s) => Err(CoreError::illegal(
+                text,
+                format!(
+                    "{} already holds {} stone",
+                    name(cell as u8),
+                    if s == self.mover {
+                        "your"
+                    } else {
+                        "your opponent's"
+                    }
+                ),
+                self.legal_names(),
+            )),
+            None => Ok(cell as u8),
+        }
+    }
+
+    fn view(&self) -> Value {
+        json!({
+            "game": self.id(),
+            "files": SIZE,
+            "ranks": SIZE,
+            "activeSeat": self.active_seat(),
+            "plies": self.plies,
+            "maxPlies": MAX_PLIES,
+            "stones": self.stones_json(),
+            "history": self.history.iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
+            "distToWin": [self.dist_to_win(0), self.dist_to_win(1)],
+            "standing": [self.standing(0), self.standing(1)],
+            "legalMoves": self.legal_names(),
+        })
+    }
+
+    fn results(&self) -> Option<Value> {
+        super::results(
+            self,
+            &[
+                (
+                    "distToWin",
+                    json!([self.dist_to_win(0), self.dist_to_win(1)]),
+                ),
+                ("winningPath", json!(self.winning_path())),
+            ],
+        )
+    }
+
+    fn policy_names() -> &'static [&'static str] {
+        &["tactician", "random"]
+    }
+
+    fn policy(name: &str) -> Option<Policy<Self>> {
+        match name {
+            "tactician" => Some(super::tactician::<Self>),
+            "random" => Some(Self::random_move),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::MoveFault;
+
+    fn play(moves: &str) -> Hex {
+        let mut g = Hex::new();
+        for m in moves.split_whitespace() {
+            g.try_apply(m).unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn red_connects_files_a_to_g() {
+        // Red plays rank 1 from a to g; blue answers on rank 7.
+        let g = play("a1 a7 b1 b7 c1 c7 d1 d7 e1 e7 f1 f7 g1");
+        assert_eq!(g.outcome(), Some(&Outcome::win(0, Ending::Connection)));
+        assert_eq!(
+            g.winning_path().unwrap(),
+            ["a1", "b1", "c1", "d1", "e1", "f1", "g1"]
+        );
+        assert_eq!(g.results().unwrap()["winningPath"][6], "g1");
+    }
+
+    #[test]
+    fn blue_connects_ranks_1_to_7_along_the_short_diagonal() {
+        // g1 f2 e3 d4 c5 b6 a7: each step is (rank+1, file-1), an adjacency.
+        let g = play("a1 g1 a2 f2 a3 e3 a4 d4 a5 c5 b1 b6 b2 a7");
+        assert_eq!(g.outcome(), Some(&Outcome::win(1, Ending::Connection)));
+    }
+
+    #[test]
+    fn the_long_diagonal_does_not_connect() {
+        // a1 b2 c3 ... : (r+1, c+1) is not adjacent, so blue's chain is broken.
+        let g = play("g2 a1 g3 b2 g4 c3 f2 d4 f3 e5 f4 f6 f5 g7");
+        assert!(g.outcome().is_none());
+    }
+
+    #[test]
+    fn occupied_and_malformed_cells_are_refused() {
+        let g = play("d4");
+        match g.read_move("D4") {
+            Err(CoreError::Move { fault, reason, .. }) => {
+                assert_eq!(fault, MoveFault::Illegal);
+                assert!(reason.contains("your opponent's stone"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        for bad in ["h1", "a8", "a0", "", "d44", "4d"] {
+            assert!(
+                matches!(
+                    g.read_move(bad),
+                    Err(CoreError::Move {
+                        fault: MoveFault::Unparseable,
+                        ..
+                    })
+                ),
+                "{bad}"
+            );
+        }
+        assert_eq!(g.legal_moves().len(), 48);
+    }
+
+    #[test]
+    fn standing_follows_dist_to_win() {
+        let g = Hex::new();
+        assert_eq!(g.standing(0), 1000 - 70);
+        let g = play("d4");
+        assert_eq!(g.dist_to_win(0), 6);
+        assert_eq!(g.standing(0), 940);
+        // Blue's shortest line avoids d4 at no extra cost.
+        assert_eq!(g.dist_to_win(1), 7);
+    }
+
+    #[test]
+    fn fast_random_draws_what_the_generic_random_policy_draws() {
+        let mut g = Hex::new();
+        let mut ply = 0;
+        while g.active_seat().is_some() {
+            let fast = Hex::random_move(&g, &mut Rng::for_decision(3, ply));
+            let generic = crate::game::random_policy(&g, &mut Rng::for_decision(3, ply));
+            assert_eq!(fast, generic);
+            g.apply(fast);
+            ply += 1;
+        }
+    }
+
+    #[test]
+    fn random_games_always_connect_by_the_full_board() {
+        let mut rng = crate::rng::Rng::new(9);
+        for _ in 0..300 {
+            let mut g = Hex::new();
+            while g.active_seat().is_some() {
+                let mv = rng.pick(&g.legal_moves());
+                g.apply(mv);
+            }
+            let o = g.outcome().unwrap();
+            assert_eq!(o.ending, Ending::Connection);
+            assert!(g.plies() <= MAX_PLIES);
+            assert!(g.winning_path().is_some());
+        }
+    }
+}

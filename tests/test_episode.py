@@ -82,10 +82,17 @@ def run(
     return episode, results, mock
 
 
+def reply(episode, move, *, say="", notes=""):
+    """A reply in the family's own shape: Hanabi's text fields are `banner` and `note`."""
+    if episode.state.resolved_game == "hanabi":
+        return json.dumps({"move": move, "banner": say, "note": notes})
+    return json.dumps({"move": move, "say": say, "notes": notes})
+
+
 def good(episode, body, n):
     """A model that plays the first legal move, with spectator and private text."""
     move = episode.state.legal_moves()[0]
-    return ("text", json.dumps({"move": move, "say": "gl hf", "notes": f"turn note {n}"}))
+    return ("text", reply(episode, move, say="gl hf", notes=f"turn note {n}"))
 
 
 def plies(episode):
@@ -212,17 +219,8 @@ def test_say_notes_seed_and_policy_names_never_reach_another_seat(game_id, tmp_p
         seat = episode.state.active_seat
         asked.append(seat)
         move = episode.state.legal_moves()[0]
-        return (
-            "text",
-            json.dumps(
-                {
-                    "move": move,
-                    "say": f"SAY-OF-SEAT-{seat}",
-                    "notes": f"NOTE-OF-SEAT-{seat}",
-                    "banner": f"BANNER-{seat}",
-                }
-            ),
-        )
+        text = reply(episode, move, say=f"SAY-OF-SEAT-{seat}", notes=f"NOTE-OF-SEAT-{seat}")
+        return ("text", text)
 
     n = coworld.game(game_id).init(seed=1).num_seats
     seed = 987654321
@@ -234,7 +232,7 @@ def test_say_notes_seed_and_policy_names_never_reach_another_seat(game_id, tmp_p
             if other != seat:
                 assert f"NOTE-OF-SEAT-{other}" not in text
         fed_back += f"NOTE-OF-SEAT-{seat}" in text
-        assert "SAY-OF-SEAT" not in text and "BANNER-" not in text
+        assert "SAY-OF-SEAT" not in text
         assert str(seed) not in text
         assert POLICY.name not in text
     assert fed_back >= len(mock.requests) - n  # every seat's later prompts carry its own notes

@@ -116,7 +116,7 @@ def test_the_observation_is_built_from_view_for_alone():
             return s.view_for(seat)
 
     for seat in range(4):
-        kwargs = {"note": "n", "operator_prompt": "p", "aliases": ALIASES}
+        kwargs = {"notes": "n", "operator_prompt": "p", "aliases": ALIASES}
         assert H.observation_text(OnlyViewFor(), seat, **kwargs) == H.observation_text(
             s, seat, **kwargs
         )
@@ -126,7 +126,7 @@ def test_the_observation_lists_the_spec_items_in_order():
     s = state_at(moves=13)
     seat = s.active_seat
     text = H.observation_text(
-        s, seat, note="my plan: save 5s", operator_prompt="Play safe.", aliases=ALIASES
+        s, seat, notes="my plan: save 5s", operator_prompt="Play safe.", aliases=ALIASES
     )
     heads = [
         f"Turn {s.plies} ",
@@ -157,7 +157,7 @@ def test_the_observation_lists_the_spec_items_in_order():
 def test_legal_moves_are_numbered_json_objects_that_parse_back():
     s = state_at(moves=6)
     seat = s.active_seat
-    text = H.observation_text(s, seat, note="", operator_prompt="", aliases=ALIASES)
+    text = H.observation_text(s, seat, notes="", operator_prompt="", aliases=ALIASES)
     listed = re.findall(r"^  (\d+)\. (\{.*\})$", text, flags=re.M)
     assert [int(i) for i, _ in listed] == list(range(1, len(s.legal_moves()) + 1))
     for (_, obj), move in zip(listed, s.legal_moves(), strict=True):
@@ -167,7 +167,7 @@ def test_legal_moves_are_numbered_json_objects_that_parse_back():
 def test_own_hand_shows_candidates_listed_or_counted():
     s = state_at(moves=30)
     seat = s.active_seat
-    text = H.observation_text(s, seat, note="", operator_prompt="", aliases=ALIASES)
+    text = H.observation_text(s, seat, notes="", operator_prompt="", aliases=ALIASES)
     own = text[text.index("YOUR HAND") : text.index("MOVE LOG")]
     v = s.view_for(seat)
     for card in v["hands"][seat]:
@@ -185,10 +185,10 @@ def test_endgame_countdown_appears_once_armed():
     s = state_at(moves=0)
     g = coworld.game("hanabi")
     while s.view()["finalTurnsLeft"] is None:
-        text = H.observation_text(s, s.active_seat, note="", operator_prompt="", aliases=ALIASES)
+        text = H.observation_text(s, s.active_seat, notes="", operator_prompt="", aliases=ALIASES)
         assert "ENDGAME" not in text
         s = g.apply(s, s.baseline_move("conventions"))
-    text = H.observation_text(s, s.active_seat, note="", operator_prompt="", aliases=ALIASES)
+    text = H.observation_text(s, s.active_seat, notes="", operator_prompt="", aliases=ALIASES)
     assert "ENDGAME: the deck is empty; 4 turn(s) left" in text
 
 
@@ -477,7 +477,7 @@ def test_other_hands_and_the_log_show_identities_and_hints():
     s = state_at(moves=40)
     seat = s.active_seat
     v = s.view_for(seat)
-    text = H.observation_text(s, seat, note="", operator_prompt="", aliases=ALIASES)
+    text = H.observation_text(s, seat, notes="", operator_prompt="", aliases=ALIASES)
     others = text[text.index("OTHER HANDS") : text.index("YOUR HAND")]
     for other in range(4):
         if other == seat:

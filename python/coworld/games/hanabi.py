@@ -226,7 +226,7 @@ def _legal(v: Mapping[str, Any]) -> list[str]:
 
 
 def observation_text(
-    state: Any, seat: int, *, note: str, operator_prompt: str, aliases: Sequence[str]
+    state: Any, seat: int, *, notes: str, operator_prompt: str, aliases: Sequence[str]
 ) -> str:
     """What `seat` reads this turn, in the spec's order. Built from `state.view_for(seat)` only."""
     v = state.view_for(seat)
@@ -237,7 +237,7 @@ def observation_text(
         _own_hand(v, seat, aliases),
         _log(v, aliases),
         _legal(v),
-        ["YOUR PRIVATE NOTE (written by you on an earlier turn):", note if note else "(none)"],
+        ["YOUR PRIVATE NOTE (written by you on an earlier turn):", notes if notes else "(none)"],
         ["YOUR OPERATOR'S PROMPT:", operator_prompt if operator_prompt else "(none)"],
     ]
     return "\n\n".join("\n".join(s) for s in sections)

@@ -132,17 +132,15 @@ def main(argv: list[str]) -> None:
         if name not in PEERS:
             continue
         (g1, p1), (g2, p2) = ours(PEERS[name], games), theirs(PEERS[name], games)
-        print(
-            f"{name:<15}{g1:>13,.0f}{g2:>15,.0f}{g1 / g2:>7.1f}x{p1:>15,.0f}{p2:>17,.0f}{p1 / p2:>7.1f}x"
-        )
+        games_part = f"{g1:>13,.0f}{g2:>15,.0f}{g1 / g2:>7.1f}x"
+        print(f"{name:<15}{games_part}{p1:>15,.0f}{p2:>17,.0f}{p1 / p2:>7.1f}x")
     print("\nscripted baselines, one core, episodes/s")
     for name, policies in BASELINES.items():
         if argv[1:] and name not in names:
             continue
         n = max(50, games // (20 if name in ("quoridor", "hanabi") else 4))
-        print(
-            f"{name:<15}{' vs '.join(dict.fromkeys(policies)):<26}{baseline_rate(name, policies, n):>12,.0f}"
-        )
+        pairing = " vs ".join(dict.fromkeys(policies))
+        print(f"{name:<15}{pairing:<26}{baseline_rate(name, policies, n):>12,.0f}")
 
 
 if __name__ == "__main__":

@@ -346,3 +346,41 @@ def test_policy_files_in_toml_and_markdown(tmp_path: Path):
     with pytest.raises(coworld.ConfigError) as err:
         load_policy(str(tmp_path / "d.toml"))
     assert err.value.field == "temprature"
+
+
+def test_feed_lines_read_like_a_commentator(tmp_path):
+    """Algebraic notation, never an index: plays / probes ...: occupied / tells / places wall."""
+    import re
+
+    fog = Episode("dark-hex-4", ["random", "random"], seed=12)
+    asyncio.run(fog.run())
+    lines = {e["feed"] for e in plies(fog)}
+    for e in plies(fog):
+        event = e["view"]["events"][-1]
+        colour = ["red", "blue"][e["seat"]]
+        verb = "probes" if event["result"] == "occupied" else "plays"
+        assert e["feed"].startswith(f"{colour} {verb} {event['cell']}")
+    assert any(line.endswith(": occupied") for line in lines)  # random play collides
+    recon = Episode("recon-hex-5", ["probe", "sweep"], seed=12)
+    asyncio.run(recon.run())
+    assert re.match(
+        r"red senses [a-e][1-5] \(\d stones?\), (plays|probes) [a-e][1-5]", plies(recon)[0]["feed"]
+    )
+    hanabi = Episode("hanabi", ["conventions"] * 4, seed=12)
+    asyncio.run(hanabi.run())
+    pattern = re.compile(
+        r"cog-[0-9a-f]{4} (tells cog-[0-9a-f]{4}: (colour|rank) \w+ \(slots? [\d, ]+\)"
+        r"|(plays|misplays|discards) \w+ [1-5] from slot [1-5]( \(a fuse burns\))?)$"
+    )
+    for e in plies(hanabi):
+        assert pattern.match(e["feed"]), e["feed"]
+    quoridor = Episode("quoridor", ["tactician", "random"], seed=5)
+    asyncio.run(quoridor.run())
+    walls = [e for e in plies(quoridor) if e["move"][-1] in "hv"]
+    assert walls  # random places walls
+    assert all(
+        e["feed"].startswith(f"{['red', 'blue'][e['seat']]} places wall {e['move']}") for e in walls
+    )
+    last = plies(quoridor)[-1]
+    if quoridor.events[-1]["results"]["ending"] == "goal-row":
+        assert last["feed"].endswith("and wins (goal-row)")

@@ -270,11 +270,12 @@ class Episode:
             self._observe(s, ply + 1)
 
     def _feed_line(self, before: Any, seat: int, move: str) -> str:
-        label = seat_label(self.seats, seat, self.aliases[seat])
+        """The spectator feed's line for this ply, in algebraic notation."""
+        labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
         describe = getattr(self.family, "feed_line", None)
         if describe:
-            return describe(before, self.state, seat, move, label)
-        return f"{label} plays {move}"
+            return describe(before, self.state, seat, move, labels)
+        return f"{labels[seat]} plays {move}"
 
     # ---- deciding -----------------------------------------------------------
 

@@ -229,6 +229,7 @@ impl PyState {
 /// Run `episodes` whole episodes with the GIL released; returns a dict of numpy arrays.
 #[pyfunction]
 #[pyo3(signature = (game, policies, episodes, seed, threads=None, config=None, start=0))]
+#[allow(clippy::too_many_arguments)] // the Python signature, keyword arguments included
 fn simulate<'py>(
     py: Python<'py>,
     game: &str,

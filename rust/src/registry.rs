@@ -123,9 +123,14 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
                     .as_u64()
                     .map(|n| n as usize)
                     .filter(|n| (hanabi_game::MIN_SEATS..=hanabi_game::MAX_SEATS).contains(n))
-                    .ok_or_else(|| CoreError::config("seats", format!("hanabi takes 2 to 5 seats, not {v}")))?,
+                    .ok_or_else(|| {
+                        CoreError::config("seats", format!("hanabi takes 2 to 5 seats, not {v}"))
+                    })?,
             };
-            Ok((AnyState::Hanabi(Hanabi::new(seats, seed)), json!({ "seats": seats })))
+            Ok((
+                AnyState::Hanabi(Hanabi::new(seats, seed)),
+                json!({ "seats": seats }),
+            ))
         }
         "breakthrough" => {
             check_keys(config, &[])?;

@@ -152,7 +152,9 @@ mod tests {
 
     #[test]
     fn a_batch_split_in_two_equals_the_whole() {
-        let whole = batch("connect-four", &["random", "random"], 40).run(Some(2)).unwrap();
+        let whole = batch("connect-four", &["random", "random"], 40)
+            .run(Some(2))
+            .unwrap();
         let mut first = batch("connect-four", &["random", "random"], 25);
         let mut second = first.clone();
         first.episodes = 25;

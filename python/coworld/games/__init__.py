@@ -55,7 +55,9 @@ def game(spec: str | Mapping[str, Any]) -> Reducer:
         settings = dict(spec)
         game_id = settings.pop("game", None)
         if not isinstance(game_id, str):
-            raise ConfigError("a game config needs a `game` field naming one of: " + ", ".join(GAMES), "game")
+            raise ConfigError(
+                "a game config needs a `game` field naming one of: " + ", ".join(GAMES), "game"
+            )
     else:
         game_id, settings = spec, {}
     if game_id not in FAMILIES:

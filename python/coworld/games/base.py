@@ -33,7 +33,8 @@ class Reducer:
         return f"coworld.game({self.id!r})"
 
     def init(self, level: Mapping[str, Any] | None = None, seed: int = 0) -> State:
-        """A fresh state. `level` overrides settings; seed 0 draws one (recorded in `state.config`)."""
+        """A fresh state. `level` overrides settings; seed 0 draws one (recorded in
+        `state.config`)."""
         settings = {**self.settings, **(level or {})}
         config = json.dumps(settings) if settings else None
         return State(self.id, config, int(seed))
@@ -52,7 +53,8 @@ class Reducer:
             action = action.action
         if not isinstance(action, str):
             raise IllegalMove(
-                f"a move is a string such as {state.legal_moves()[:1]}, not {type(action).__name__}",
+                f"a move is a string such as {state.legal_moves()[:1]}, "
+                f"not {type(action).__name__}",
                 kind="unparseable",
                 move=repr(action),
                 legal=state.legal_moves(),
@@ -83,7 +85,9 @@ class PerfectInformationReducer(Reducer):
 
     def view_for(self, state: State, seat: int) -> dict[str, Any]:
         if not 0 <= seat < state.num_seats:
-            raise ConfigError(f"seat {seat} does not exist; seats are 0..{state.num_seats - 1}", "seat")
+            raise ConfigError(
+                f"seat {seat} does not exist; seats are 0..{state.num_seats - 1}", "seat"
+            )
         return state.view()
 
     def standing(self, state: State, seat: int) -> int:

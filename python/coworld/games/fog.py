@@ -335,3 +335,24 @@ def parse_reply(text: str, state: State, seat: int, aliases: Sequence[str] = ())
         notes=truncate(obj.get("notes"), NOTES_LIMIT),
         guess=_guess(obj.get("guess"), size * size),
     )
+
+
+def feed_line(before: Any, after: Any, seat: int, move: str, labels: Sequence[str]) -> str:
+    """The spectator feed: "red plays c3", "blue probes d4: occupied", with a sense first
+    in recon-hex-5 and the win at the end."""
+    event = after.view()["events"][-1]
+    who = labels[seat]
+    sensed = ""
+    if event.get("sense"):
+        found = event["sense"]["stones"]
+        sensed = (
+            f"senses {event['sense']['anchor']} ({len(found)} stone{'s' * (len(found) != 1)}), "
+        )
+    if event["result"] == "occupied":
+        text = f"{who} {sensed}probes {event['cell']}: occupied"
+    else:
+        text = f"{who} {sensed}plays {event['cell']}"
+    results = after.results
+    if results and results.get("winner") == seat and results["ending"] in ("line", "connection"):
+        text += f", and wins ({results['ending']})"
+    return text

@@ -293,3 +293,25 @@ def parse_reply(text: object, state: Any, seat: int, aliases: Sequence[str]) -> 
         say=truncate(obj.get("say"), SAY_LIMIT),
         notes=truncate(obj.get("notes"), NOTES_LIMIT),
     )
+
+
+def feed_line(before: Any, after: Any, seat: int, move: str, labels: Sequence[str]) -> str:
+    """The spectator feed: "red plays d", "blue plays c7-b6, capturing", "red places
+    wall e3h", "blue plays e8", with the win at the end."""
+    who = labels[seat]
+    game = after.resolved_game
+    if game == "quoridor" and move[-1] in "hv":
+        text = f"{who} places wall {move}"
+    elif game == "breakthrough" and after.view()["captures"] != before.view()["captures"]:
+        text = f"{who} plays {move}, capturing"
+    else:
+        text = f"{who} plays {move}"
+    results = after.results
+    if (
+        results
+        and results.get("winner") == seat
+        and results["reason"] == "complete"
+        and results["ending"] != "ply-cap"
+    ):
+        text += f", and wins ({results['ending']})"
+    return text

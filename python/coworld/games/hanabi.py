@@ -485,3 +485,22 @@ def _parse(text: str, state: Any, seat: int, aliases: Sequence[str]) -> Reply:
             BANNER_LIMIT,
         ),
     )
+
+
+def feed_line(before: Any, after: Any, seat: int, move: str, labels: Sequence[str]) -> str:
+    """The spectator feed: "cog-1a2b plays red 3 from slot 2", "... tells cog-9f00: rank 3
+    (slots 1, 4)", "... misplays blue 4 (a fuse burns)", "... discards white 1"."""
+    entry = after.view()["log"][-1]
+    who = labels[seat]
+    result = entry["result"]
+    if result == "hinted":
+        _, _, kind, value = entry["move"].split(" ", 3)
+        touched = entry["touched"]
+        slots = ("slots " if len(touched) > 1 else "slot ") + ", ".join(map(str, touched))
+        return f"{who} tells {labels[entry['target']]}: {kind} {value} ({slots})"
+    slot = entry["move"].split()[-1]
+    if result == "played":
+        return f"{who} plays {entry['card']} from slot {slot}"
+    if result == "misplayed":
+        return f"{who} misplays {entry['card']} from slot {slot} (a fuse burns)"
+    return f"{who} discards {entry['card']} from slot {slot}"

@@ -13,7 +13,10 @@ fn after(g: &Hanabi, offset: usize) -> Seat {
 }
 
 fn hint_rank(target: Seat, id: u8) -> HanabiMove {
-    HanabiMove::HintRank { target: target as u8, rank: rank0_of(id) as u8 }
+    HanabiMove::HintRank {
+        target: target as u8,
+        rank: rank0_of(id) as u8,
+    }
 }
 
 /// Lowest slot of the mover whose candidates satisfy `pred`.
@@ -26,7 +29,8 @@ fn discard_chop(g: &Hanabi, table: &Table) -> Option<HanabiMove> {
     if g.hint_tokens() >= MAX_HINTS {
         return None;
     }
-    g.chop_of(table, g.mover()).map(|k| HanabiMove::Discard(k as u8))
+    g.chop_of(table, g.mover())
+        .map(|k| HanabiMove::Discard(k as u8))
 }
 
 /// A receiver's knowledge before any hint: the baseline scores hints against it.
@@ -43,8 +47,15 @@ impl Receiver {
         let seen = g.seen_by(table, target);
         let mut cands = [0u32; MAX_HAND];
         knowledge::candidates(seen, &know[..n], &mut cands);
-        let playable_now = (0..n).filter(|&k| known_playable(table, cands[k])).fold(0, |m, k| m | 1 << k);
-        Receiver { know, n, seen, playable_now }
+        let playable_now = (0..n)
+            .filter(|&k| known_playable(table, cands[k]))
+            .fold(0, |m, k| m | 1 << k);
+        Receiver {
+            know,
+            n,
+            seen,
+            playable_now,
+        }
     }
 
     /// How many cards `mv` would make knownPlayable that are not now.
@@ -57,7 +68,9 @@ impl Receiver {
         }
         let mut after = [0u32; MAX_HAND];
         knowledge::candidates(self.seen, &know[..self.n], &mut after);
-        (0..self.n).filter(|&k| self.playable_now & (1 << k) == 0 && known_playable(table, after[k])).count() as u32
+        (0..self.n)
+            .filter(|&k| self.playable_now & (1 << k) == 0 && known_playable(table, after[k]))
+            .count() as u32
     }
 }
 
@@ -77,7 +90,9 @@ fn hint_order(g: &Hanabi, mv: HanabiMove) -> (usize, u8, u8, u8) {
     let me = g.mover();
     match mv {
         HanabiMove::HintRank { target, rank } => ((target as usize + n - me) % n, 0, rank, target),
-        HanabiMove::HintColour { target, colour } => ((target as usize + n - me) % n, 1, colour, target),
+        HanabiMove::HintColour { target, colour } => {
+            ((target as usize + n - me) % n, 1, colour, target)
+        }
         _ => (usize::MAX, 2, 0, 0),
     }
 }
@@ -139,7 +154,9 @@ pub fn conventions(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
 pub fn cautious(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     let table = g.table();
     // 1. Play a slot whose candidate set is one card that plays now.
-    if let Some(k) = own_slot(g, &table, |c| c.is_power_of_two() && c & table.playable != 0) {
+    if let Some(k) = own_slot(g, &table, |c| {
+        c.is_power_of_two() && c & table.playable != 0
+    }) {
         return HanabiMove::Play(k);
     }
     // 2. Hint the rank of a playable card with no positive hint, nearest seat first;
@@ -147,7 +164,11 @@ pub fn cautious(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     if g.hint_tokens() > 0 {
         for off in 1..g.seats() {
             let s = after(g, off);
-            if let Some(c) = g.hand(s).iter().find(|c| !c.know.hinted() && table.playable & bit(c.id) != 0) {
+            if let Some(c) = g
+                .hand(s)
+                .iter()
+                .find(|c| !c.know.hinted() && table.playable & bit(c.id) != 0)
+            {
                 return hint_rank(s, c.id);
             }
         }
@@ -177,7 +198,12 @@ pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
             *slot = g
                 .hand(after(g, off + 1))
                 .iter()
-                .fold((0, 0), |(c, r), card| (c | 1 << knowledge::colour_of(card.id), r | 1 << rank0_of(card.id)));
+                .fold((0, 0), |(c, r), card| {
+                    (
+                        c | 1 << knowledge::colour_of(card.id),
+                        r | 1 << rank0_of(card.id),
+                    )
+                });
             hints += (slot.0.count_ones() + slot.1.count_ones()) as usize;
         }
     }
@@ -194,10 +220,16 @@ pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
         let target = after(g, off + 1) as u8;
         let (nc, nr) = (colours.count_ones() as usize, ranks.count_ones() as usize);
         if k < nc {
-            return HanabiMove::HintColour { target, colour: nth_bit(colours, k) };
+            return HanabiMove::HintColour {
+                target,
+                colour: nth_bit(colours, k),
+            };
         }
         if k < nc + nr {
-            return HanabiMove::HintRank { target, rank: nth_bit(ranks, k - nc) };
+            return HanabiMove::HintRank {
+                target,
+                rank: nth_bit(ranks, k - nc),
+            };
         }
         k -= nc + nr;
     }
@@ -214,12 +246,17 @@ fn nth_bit(mut mask: u8, k: usize) -> u8 {
 
 fn target_of(mv: HanabiMove) -> Seat {
     match mv {
-        HanabiMove::HintColour { target, .. } | HanabiMove::HintRank { target, .. } => target as usize,
+        HanabiMove::HintColour { target, .. } | HanabiMove::HintRank { target, .. } => {
+            target as usize
+        }
         _ => usize::MAX,
     }
 }
 
 /// Unreachable in a real position (some rule always fires); a legal move all the same.
 fn fallback(g: &Hanabi) -> HanabiMove {
-    g.legal_moves().first().copied().unwrap_or(HanabiMove::Play(0))
+    g.legal_moves()
+        .first()
+        .copied()
+        .unwrap_or(HanabiMove::Play(0))
 }

@@ -89,7 +89,11 @@ const fn span_table(ranks: bool) -> [u32; 32] {
     let mut t = [0; 32];
     let mut i = 0;
     while i < 32 {
-        t[i] = if ranks { ranks_span(i as u8) } else { colours_span(i as u8) };
+        t[i] = if ranks {
+            ranks_span(i as u8)
+        } else {
+            colours_span(i as u8)
+        };
         i += 1;
     }
     t
@@ -218,7 +222,9 @@ impl Table {
             }
             // Played ranks are dead; so is every rank above the first unplayed rank with no copy left.
             dead |= below;
-            if let Some(stranded) = (h..NUM_RANKS).find(|&r| discarded[card_id(c, r) as usize] >= COPIES[r]) {
+            if let Some(stranded) =
+                (h..NUM_RANKS).find(|&r| discarded[card_id(c, r) as usize] >= COPIES[r])
+            {
                 dead |= colour_mask(c) & !((2u32 << (c * NUM_RANKS + stranded)) - 1);
             }
         }
@@ -232,7 +238,12 @@ impl Table {
                 last_copy |= b;
             }
         }
-        Table { playable, dead, critical: last_copy & !dead, gone: Seen { ge } }
+        Table {
+            playable,
+            dead,
+            critical: last_copy & !dead,
+            gone: Seen { ge },
+        }
     }
 }
 
@@ -258,7 +269,11 @@ pub fn candidates(mut seen: Seen, hand: &[Knowledge], out: &mut [u32]) {
     let still_exhausted = seen.exhausted_without_one();
     for (k, cand) in out.iter_mut().enumerate().take(hand.len()) {
         // A pinned card does not count against itself.
-        let blocked = if pins & (1 << k) != 0 { still_exhausted } else { exhausted };
+        let blocked = if pins & (1 << k) != 0 {
+            still_exhausted
+        } else {
+            exhausted
+        };
         *cand &= !blocked;
     }
 }
@@ -266,7 +281,11 @@ pub fn candidates(mut seen: Seen, hand: &[Knowledge], out: &mut [u32]) {
 /// remainingCopies of `id` for the card in `slot`: the copies its holder cannot
 /// see (total minus `seen` minus the holder's other hint-pinned cards).
 pub fn remaining_copies(seen: &Seen, hand: &[Knowledge], slot: usize, id: CardId) -> u8 {
-    let pinned = hand.iter().enumerate().filter(|&(k, know)| k != slot && know.hint_mask() == bit(id)).count();
+    let pinned = hand
+        .iter()
+        .enumerate()
+        .filter(|&(k, know)| k != slot && know.hint_mask() == bit(id))
+        .count();
     copies(id).saturating_sub(seen.count(id) + pinned as u8)
 }
 
@@ -295,7 +314,10 @@ pub fn chop(table: &Table, hand: &[Knowledge], cands: &[u32]) -> Option<usize> {
 
 /// Names of the identities in a mask, in deck order.
 pub fn names(mask: u32) -> Vec<String> {
-    (0..NUM_IDS as CardId).filter(|&id| mask & bit(id) != 0).map(card_name).collect()
+    (0..NUM_IDS as CardId)
+        .filter(|&id| mask & bit(id) != 0)
+        .map(card_name)
+        .collect()
 }
 
 #[cfg(test)]
@@ -327,7 +349,10 @@ mod tests {
         assert_eq!(k.hint_mask().count_ones(), 16);
         assert_eq!(k.touched, None);
         k.hear_rank(2, true, 5); // a 3
-        assert_eq!(names(k.hint_mask()), vec!["yellow 3", "green 3", "blue 3", "white 3"]);
+        assert_eq!(
+            names(k.hint_mask()),
+            vec!["yellow 3", "green 3", "blue 3", "white 3"]
+        );
         assert_eq!(k.touched, Some(5));
         k.hear_colour(3, true, 9);
         assert_eq!(k.hint_mask(), bit(id("blue", 3)));
@@ -354,10 +379,19 @@ mod tests {
         disc[id("yellow", 2) as usize] = 2; // both yellow 2s gone: yellow 3-5 stranded
         disc[id("green", 4) as usize] = 1;
         let t = Table::new(&fw, &disc);
-        assert_eq!(names(t.playable), vec!["red 3", "yellow 1", "green 1", "blue 1", "white 1"]);
-        assert_eq!(names(t.dead), vec!["red 1", "red 2", "yellow 3", "yellow 4", "yellow 5"]);
+        assert_eq!(
+            names(t.playable),
+            vec!["red 3", "yellow 1", "green 1", "blue 1", "white 1"]
+        );
+        assert_eq!(
+            names(t.dead),
+            vec!["red 1", "red 2", "yellow 3", "yellow 4", "yellow 5"]
+        );
         // Every 5 is a last copy, but the stranded yellow 5 is dead; one green 4 is gone.
-        assert_eq!(names(t.critical), vec!["red 5", "green 4", "green 5", "blue 5", "white 5"]);
+        assert_eq!(
+            names(t.critical),
+            vec!["red 5", "green 4", "green 5", "blue 5", "white 5"]
+        );
         assert_eq!(t.gone.count(id("red", 1)), 1);
         assert_eq!(t.gone.count(id("yellow", 2)), 2);
     }

@@ -18,7 +18,8 @@ use crate::error::CoreResult;
 use crate::game::{Ending, Game, Outcome, Policy, Seat};
 use crate::rng::Rng;
 use knowledge::{
-    bit, card_id, colour_mask, colour_of, copies, rank0_of, rank_mask, CardId, Knowledge, Seen, Table, COLOURS, NUM_IDS,
+    bit, card_id, colour_mask, colour_of, copies, rank0_of, rank_mask, CardId, Knowledge, Seen,
+    Table, COLOURS, NUM_IDS,
 };
 
 pub const MIN_SEATS: usize = 2;
@@ -125,10 +126,16 @@ impl Hanabi {
     /// A game dealt from `deck` in order: seat 0 receives the first cards, then
     /// seat 1, ...; each card dealt enters slot 1. Tests and peers use it to force a deal.
     pub fn from_deck(seats: usize, deck: [CardId; DECK_SIZE]) -> Hanabi {
-        assert!((MIN_SEATS..=MAX_SEATS).contains(&seats), "hanabi takes 2-5 seats");
+        assert!(
+            (MIN_SEATS..=MAX_SEATS).contains(&seats),
+            "hanabi takes 2-5 seats"
+        );
         let mut g = Hanabi {
             seats: seats as u8,
-            cards: Box::new(Cards { deck, hands: [[Card::default(); MAX_HAND]; MAX_SEATS] }),
+            cards: Box::new(Cards {
+                deck,
+                hands: [[Card::default(); MAX_HAND]; MAX_SEATS],
+            }),
             next_draw: 0,
             lens: [0; MAX_SEATS],
             fireworks: [0; 5],
@@ -243,7 +250,10 @@ impl Hanabi {
         self.next_draw += 1;
         let n = self.lens[seat] as usize;
         self.cards.hands[seat].copy_within(0..n, 1);
-        self.cards.hands[seat][0] = Card { id, know: Knowledge::default() };
+        self.cards.hands[seat][0] = Card {
+            id,
+            know: Knowledge::default(),
+        };
         self.lens[seat] += 1;
         true
     }
@@ -280,7 +290,10 @@ impl Hanabi {
             HanabiMove::HintRank { target, rank } => (target, rank_mask(rank as usize)),
             _ => return 0,
         };
-        self.hand(target as usize).iter().enumerate().fold(0, |m, (k, c)| m | (((bit(c.id) & named != 0) as u8) << k))
+        self.hand(target as usize)
+            .iter()
+            .enumerate()
+            .fold(0, |m, (k, c)| m | (((bit(c.id) & named != 0) as u8) << k))
     }
 
     fn settle(&mut self) {
@@ -295,7 +308,11 @@ impl Hanabi {
         } else {
             return;
         };
-        let score = if ending == Ending::Fuses { 0 } else { self.fireworks_score() as i32 };
+        let score = if ending == Ending::Fuses {
+            0
+        } else {
+            self.fireworks_score() as i32
+        };
         self.outcome = Some(Outcome::shared(score, self.seats(), ending));
     }
 
@@ -312,9 +329,15 @@ impl Hanabi {
             }
             let t = target as u8;
             out.extend(
-                (0..5u8).filter(|c| colours & (1 << c) != 0).map(|colour| HanabiMove::HintColour { target: t, colour }),
+                (0..5u8)
+                    .filter(|c| colours & (1 << c) != 0)
+                    .map(|colour| HanabiMove::HintColour { target: t, colour }),
             );
-            out.extend((0..5u8).filter(|r| ranks & (1 << r) != 0).map(|rank| HanabiMove::HintRank { target: t, rank }));
+            out.extend(
+                (0..5u8)
+                    .filter(|r| ranks & (1 << r) != 0)
+                    .map(|rank| HanabiMove::HintRank { target: t, rank }),
+            );
         }
     }
 }
@@ -415,7 +438,9 @@ impl Game for Hanabi {
                 self.hints -= 1;
                 self.hints_given += 1;
                 let named = colour_mask(colour as usize);
-                let touched = self.hint(target as usize, named, |k, m| k.hear_colour(colour, m, turn));
+                let touched = self.hint(target as usize, named, |k, m| {
+                    k.hear_colour(colour, m, turn)
+                });
                 Effect::Hinted { touched }
             }
             HanabiMove::HintRank { target, rank } => {
@@ -426,7 +451,13 @@ impl Game for Hanabi {
                 Effect::Hinted { touched }
             }
         };
-        self.log.push(LogEntry { turn, seat: me as u8, mv, effect, drew });
+        self.log.push(LogEntry {
+            turn,
+            seat: me as u8,
+            mv,
+            effect,
+            drew,
+        });
         self.turn += 1;
         self.mover = ((me + 1) % self.seats()) as u8;
         if armed {
@@ -440,7 +471,11 @@ impl Game for Hanabi {
 
     fn settle_deadline(&mut self) {
         if self.outcome.is_none() {
-            self.outcome = Some(Outcome::shared(self.fireworks_score() as i32, self.seats(), Ending::WallClock));
+            self.outcome = Some(Outcome::shared(
+                self.fireworks_score() as i32,
+                self.seats(),
+                Ending::WallClock,
+            ));
         }
     }
 

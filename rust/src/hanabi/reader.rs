@@ -10,8 +10,12 @@ use crate::game::Game;
 
 const SHAPE: &str =
     "a move is `play <slot>`, `discard <slot>`, `hint <seat> colour <colour>` or `hint <seat> rank <1-5>`";
-const FILLER: [&str; 10] = ["slot", "card", "seat", "player", "to", "the", "my", "a", "position", "at"];
-const NUMBER_WORDS: [&str; 10] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+const FILLER: [&str; 10] = [
+    "slot", "card", "seat", "player", "to", "the", "my", "a", "position", "at",
+];
+const NUMBER_WORDS: [&str; 10] = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+];
 const COLOUR_LETTERS: [&str; 5] = ["r", "y", "g", "b", "w"];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -89,7 +93,8 @@ pub(super) fn read_move(g: &Hanabi, text: &str) -> CoreResult<HanabiMove> {
     if g.is_over() {
         return Err(g.over_error(text));
     }
-    let unparseable = |why: &str| CoreError::unparseable(text, format!("{why}; {SHAPE}"), g.legal_names());
+    let unparseable =
+        |why: &str| CoreError::unparseable(text, format!("{why}; {SHAPE}"), g.legal_names());
     let toks = tokens(text);
     let Some(v) = toks.first().and_then(|t| verb(t)) else {
         return Err(unparseable("no play, discard or hint found"));
@@ -99,9 +104,12 @@ pub(super) fn read_move(g: &Hanabi, text: &str) -> CoreResult<HanabiMove> {
         Verb::Play | Verb::Discard => {
             let [slot] = rest else {
                 let name = if v == Verb::Play { "play" } else { "discard" };
-                return Err(unparseable(&format!("`{name}` takes exactly one slot number")));
+                return Err(unparseable(&format!(
+                    "`{name}` takes exactly one slot number"
+                )));
             };
-            let slot = number(slot).ok_or_else(|| unparseable(&format!("{slot:?} is not a slot number")))?;
+            let slot = number(slot)
+                .ok_or_else(|| unparseable(&format!("{slot:?} is not a slot number")))?;
             let slot = check_slot(g, text, slot)?;
             if v == Verb::Play {
                 HanabiMove::Play(slot)
@@ -124,9 +132,14 @@ fn read_hint(
     let (target, value) = match rest {
         [t, v] => (t, (None, v)),
         [t, k, v] => (t, (Some(k.as_str()), v)),
-        _ => return Err(unparseable("`hint` takes a seat number, then `colour <colour>` or `rank <1-5>`")),
+        _ => {
+            return Err(unparseable(
+                "`hint` takes a seat number, then `colour <colour>` or `rank <1-5>`",
+            ))
+        }
     };
-    let target = number(target).ok_or_else(|| unparseable(&format!("{target:?} is not a seat number")))?;
+    let target =
+        number(target).ok_or_else(|| unparseable(&format!("{target:?} is not a seat number")))?;
     let n = g.seats() as u32;
     if target >= n {
         return Err(CoreError::illegal(
@@ -137,17 +150,27 @@ fn read_hint(
     }
     let target = target as u8;
     let (kind, v) = value;
-    let as_rank =
-        || rank_word(v).filter(|r| (1..=5).contains(r)).map(|r| HanabiMove::HintRank { target, rank: (r - 1) as u8 });
+    let as_rank = || {
+        rank_word(v)
+            .filter(|r| (1..=5).contains(r))
+            .map(|r| HanabiMove::HintRank {
+                target,
+                rank: (r - 1) as u8,
+            })
+    };
     let as_colour = || colour_word(v).map(|colour| HanabiMove::HintColour { target, colour });
     match kind {
-        Some("colour" | "color" | "colours" | "colors") => {
-            as_colour().ok_or_else(|| unparseable(&format!("{v:?} is not a colour (red, yellow, green, blue, white)")))
-        }
+        Some("colour" | "color" | "colours" | "colors") => as_colour().ok_or_else(|| {
+            unparseable(&format!(
+                "{v:?} is not a colour (red, yellow, green, blue, white)"
+            ))
+        }),
         Some("rank" | "number" | "num" | "value" | "ranks" | "numbers") => {
             as_rank().ok_or_else(|| unparseable(&format!("{v:?} is not a rank (1-5)")))
         }
-        Some(k) => Err(unparseable(&format!("{k:?} is not a hint kind (colour or rank)"))),
+        Some(k) => Err(unparseable(&format!(
+            "{k:?} is not a hint kind (colour or rank)"
+        ))),
         None => as_colour()
             .or_else(as_rank)
             .ok_or_else(|| unparseable(&format!("{v:?} is neither a colour nor a rank 1-5"))),
@@ -172,9 +195,9 @@ fn check(g: &Hanabi, text: &str, mv: HanabiMove) -> CoreResult<()> {
     let illegal = |why: String| Err(CoreError::illegal(text, why, g.legal_names()));
     match mv {
         HanabiMove::Play(_) => Ok(()),
-        HanabiMove::Discard(_) if g.hint_tokens() >= MAX_HINTS => {
-            illegal(format!("discarding is not allowed with all {MAX_HINTS} hint tokens in the box"))
-        }
+        HanabiMove::Discard(_) if g.hint_tokens() >= MAX_HINTS => illegal(format!(
+            "discarding is not allowed with all {MAX_HINTS} hint tokens in the box"
+        )),
         HanabiMove::Discard(_) => Ok(()),
         HanabiMove::HintColour { target, .. } | HanabiMove::HintRank { target, .. } => {
             if target as usize == me {
@@ -191,7 +214,9 @@ fn check(g: &Hanabi, text: &str, mv: HanabiMove) -> CoreResult<()> {
                     HanabiMove::HintRank { rank, .. } => format!("card of rank {}", rank + 1),
                     _ => unreachable!("only hints reach here"),
                 };
-                return illegal(format!("seat {target} holds no {what}: a hint must name at least one card"));
+                return illegal(format!(
+                    "seat {target} holds no {what}: a hint must name at least one card"
+                ));
             }
             Ok(())
         }

@@ -68,7 +68,9 @@ fn deal_sizes_follow_the_seat_count() {
 #[test]
 fn the_seed_shuffles_the_full_deck() {
     let a = Hanabi::new(4, 1);
-    let mut all: Vec<CardId> = (0..4).flat_map(|s| a.hand(s).iter().map(|c| c.id)).collect();
+    let mut all: Vec<CardId> = (0..4)
+        .flat_map(|s| a.hand(s).iter().map(|c| c.id))
+        .collect();
     all.extend_from_slice(a.deck_order());
     all.sort();
     assert_eq!(all, full_deck().to_vec());
@@ -79,13 +81,19 @@ fn the_seed_shuffles_the_full_deck() {
 #[test]
 fn a_drawn_card_enters_slot_one_and_knowledge_moves_with_its_card() {
     let mut g = position(&FOUR, &["white 5", "blue 5"]);
-    assert_eq!(hand_names(&g, 1), ["blue 1", "white 3", "red 1", "yellow 2"]);
+    assert_eq!(
+        hand_names(&g, 1),
+        ["blue 1", "white 3", "red 1", "yellow 2"]
+    );
     play(&mut g, "hint 1 colour blue");
     assert_eq!(g.hint_tokens(), 7);
     play(&mut g, "discard 2");
     assert_eq!(g.hint_tokens(), 8);
     // white 3 left slot 2; blue 1 (newer) moved up to slot 2, older cards kept their slots.
-    assert_eq!(hand_names(&g, 1), ["white 5", "blue 1", "red 1", "yellow 2"]);
+    assert_eq!(
+        hand_names(&g, 1),
+        ["white 5", "blue 1", "red 1", "yellow 2"]
+    );
     assert_eq!(g.hand(1)[1].know.colour, Some(3));
     assert_eq!(g.hand(1)[1].know.touched, Some(0));
     assert_eq!(g.hand(1)[0].know, Knowledge::default());
@@ -121,7 +129,10 @@ fn playing_builds_fireworks_and_misplays_burn_fuses() {
     play(&mut g, "play 1"); // red 1
     assert_eq!(g.fireworks()[0], 1);
     assert_eq!(g.log()[0].effect, Effect::Played(id("red 1")));
-    assert_eq!(hand_names(&g, 0), ["white 5", "red 2", "yellow 1", "green 5"]);
+    assert_eq!(
+        hand_names(&g, 0),
+        ["white 5", "red 2", "yellow 1", "green 5"]
+    );
     play(&mut g, "play 2"); // seat 1's white 3: white is at 0
     assert_eq!((g.fuses(), g.pile().len(), g.counters().0), (2, 1, 1));
     assert_eq!(g.log()[1].effect, Effect::Misplayed(id("white 3")));
@@ -150,14 +161,19 @@ fn tokens_gate_hints_and_discards() {
     let (f, why) = fault(&g, "discard 1");
     assert_eq!(f, MoveFault::Illegal);
     assert!(why.contains("8 hint tokens"), "{why}");
-    assert!(!g.legal_moves().iter().any(|m| matches!(m, HanabiMove::Discard(_))));
+    assert!(!g
+        .legal_moves()
+        .iter()
+        .any(|m| matches!(m, HanabiMove::Discard(_))));
     g.hints = 0;
     let (f, why) = fault(&g, "hint 1 rank 1");
     assert_eq!(f, MoveFault::Illegal);
     assert!(why.contains("no hint tokens"), "{why}");
     let legal = g.legal_names();
     assert_eq!(legal.len(), 8, "{legal:?}");
-    assert!(legal.iter().all(|m| m.starts_with("play") || m.starts_with("discard")));
+    assert!(legal
+        .iter()
+        .all(|m| m.starts_with("play") || m.starts_with("discard")));
     play(&mut g, "discard 4");
     assert_eq!(g.hint_tokens(), 1);
 }
@@ -166,16 +182,32 @@ fn tokens_gate_hints_and_discards() {
 fn hints_go_to_another_seat_and_must_name_a_card() {
     let g = position(&FOUR, &[]);
     let (f, why) = fault(&g, "hint 0 rank 1");
-    assert_eq!((f, why.contains("another seat")), (MoveFault::Illegal, true), "{why}");
+    assert_eq!(
+        (f, why.contains("another seat")),
+        (MoveFault::Illegal, true),
+        "{why}"
+    );
     let (f, why) = fault(&g, "hint 1 colour green");
     assert_eq!(f, MoveFault::Illegal);
     assert!(why.contains("seat 1 holds no green card"), "{why}");
     let (f, why) = fault(&g, "hint 4 rank 1");
-    assert_eq!((f, why.contains("seats are 0-3")), (MoveFault::Illegal, true), "{why}");
+    assert_eq!(
+        (f, why.contains("seats are 0-3")),
+        (MoveFault::Illegal, true),
+        "{why}"
+    );
     let (f, why) = fault(&g, "play 5");
-    assert_eq!((f, why.contains("slots 1-4")), (MoveFault::Illegal, true), "{why}");
+    assert_eq!(
+        (f, why.contains("slots 1-4")),
+        (MoveFault::Illegal, true),
+        "{why}"
+    );
     // The legal hints are exactly the colours and ranks each other hand holds.
-    let hints: Vec<String> = g.legal_names().into_iter().filter(|m| m.starts_with("hint 1")).collect();
+    let hints: Vec<String> = g
+        .legal_names()
+        .into_iter()
+        .filter(|m| m.starts_with("hint 1"))
+        .collect();
     assert_eq!(
         hints,
         [
@@ -198,14 +230,24 @@ fn the_third_fuse_ends_the_game_with_score_zero() {
     }
     let o = g.outcome().expect("over");
     assert_eq!((o.ending, o.score.clone()), (Ending::Fuses, vec![0; 4]));
-    assert_eq!((g.hand(3).len(), g.log()[3].drew), (3, false), "the game is over: no draw");
+    assert_eq!(
+        (g.hand(3).len(), g.log()[3].drew),
+        (3, false),
+        "the game is over: no draw"
+    );
     let r = g.results().unwrap();
     assert_eq!(r["fusesLeft"], 0);
     assert_eq!(r["misplays"], 3);
     assert_eq!(r["fireworks"]["red"], 1);
     assert_eq!(r["reason"], "complete");
     assert!(g.legal_moves().is_empty());
-    assert!(matches!(g.read_move("play 1"), Err(CoreError::Move { fault: MoveFault::Illegal, .. })));
+    assert!(matches!(
+        g.read_move("play 1"),
+        Err(CoreError::Move {
+            fault: MoveFault::Illegal,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -225,7 +267,10 @@ fn when_the_deck_runs_out_every_seat_takes_one_more_turn() {
     assert!(g.outcome().is_none());
     play(&mut g, "play 3"); // seat 0's red 2 (slot 2 became slot 3 after the draw) plays
     let o = g.outcome().expect("over after every seat's last turn");
-    assert_eq!((o.ending, o.score.clone()), (Ending::FinalRound, vec![2; 4]));
+    assert_eq!(
+        (o.ending, o.score.clone()),
+        (Ending::FinalRound, vec![2; 4])
+    );
     assert_eq!(g.results().unwrap()["turns"], 5);
 }
 
@@ -236,7 +281,11 @@ fn twenty_five_is_perfect() {
     play(&mut g, "play 4"); // green 5
     let o = g.outcome().unwrap();
     assert_eq!((o.ending, o.score[0]), (Ending::Perfect, 25));
-    assert_eq!((g.hand(0).len(), g.deck_count()), (3, 34), "the game is over: no draw");
+    assert_eq!(
+        (g.hand(0).len(), g.deck_count()),
+        (3, 34),
+        "the game is over: no draw"
+    );
 }
 
 #[test]
@@ -252,7 +301,11 @@ fn the_turn_cap_and_the_wall_clock_score_the_fireworks() {
     g.settle_deadline();
     let r = g.results().unwrap();
     assert_eq!(
-        (r["ending"].as_str(), r["reason"].as_str(), r["score"][0].as_i64()),
+        (
+            r["ending"].as_str(),
+            r["reason"].as_str(),
+            r["score"][0].as_i64()
+        ),
         (Some("wall-clock"), Some("deadline"), Some(1))
     );
     assert_eq!(r["hintTokens"], 8);
@@ -288,7 +341,9 @@ fn the_reader_takes_canonical_text_and_obvious_variants() {
         ("hint to 2 colour WHITE", "hint 2 colour white"),
     ];
     for (text, want) in cases {
-        let mv = g.read_move(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        let mv = g
+            .read_move(text)
+            .unwrap_or_else(|e| panic!("{text:?}: {e}"));
         assert_eq!(g.move_name(mv), want, "{text:?}");
     }
 }
@@ -318,7 +373,11 @@ fn the_reader_refuses_with_a_reason() {
     }
     let err = g.read_move("pass").unwrap_err().to_string();
     assert!(err.contains("legal moves: play 1, play 2"), "{err}");
-    for (text, why) in [("play 0", "slot 0 does not exist"), ("discard 9", "slot 9"), ("hint 9 red", "seat 9")] {
+    for (text, why) in [
+        ("play 0", "slot 0 does not exist"),
+        ("discard 9", "slot 9"),
+        ("hint 9 red", "seat 9"),
+    ] {
         let (f, reason) = fault(&g, text);
         assert_eq!(f, MoveFault::Illegal, "{text:?}");
         assert!(reason.contains(why), "{text:?}: {reason}");
@@ -342,7 +401,12 @@ fn every_legal_move_reads_back_to_itself() {
 
 // ---- knowledge on hand-built positions ----
 
-fn know(colour: Option<&str>, rank: Option<u8>, not_colours: &[&str], not_ranks: &[u8]) -> Knowledge {
+fn know(
+    colour: Option<&str>,
+    rank: Option<u8>,
+    not_colours: &[&str],
+    not_ranks: &[u8],
+) -> Knowledge {
     let c = |n: &str| COLOURS.iter().position(|x| *x == n).unwrap() as u8;
     Knowledge {
         colour: colour.map(c),
@@ -379,25 +443,53 @@ fn candidates_count_visible_copies_and_other_pinned_cards_but_not_the_own_slot()
     set_knowledge(
         &mut g,
         0,
-        &[know(None, Some(1), &[], &[]), Knowledge::default(), Knowledge::default(), Knowledge::default()],
+        &[
+            know(None, Some(1), &[], &[]),
+            Knowledge::default(),
+            Knowledge::default(),
+            Knowledge::default(),
+        ],
     );
     // Seat 0 sees every red, yellow and white 1 and two blue 1s.
     assert_eq!(cands(&g, 0)[0], ["green 1", "blue 1"]);
-    set_knowledge(&mut g, 0, &[know(None, Some(1), &[], &[]), pinned, pinned, pinned]);
+    set_knowledge(
+        &mut g,
+        0,
+        &[know(None, Some(1), &[], &[]), pinned, pinned, pinned],
+    );
     let c = cands(&g, 0);
     assert_eq!(c[0], ["blue 1"], "three green 1s pinned by hints");
-    assert_eq!(c[1], ["green 1"], "a pinned card does not count against itself");
+    assert_eq!(
+        c[1],
+        ["green 1"],
+        "a pinned card does not count against itself"
+    );
     let table = g.table();
     let seen = g.seen_by(&table, 0);
     let (k, n) = g.knowledge_of(0);
-    assert_eq!(knowledge::remaining_copies(&seen, &k[..n], 0, id("blue 1")), 1);
-    assert_eq!(knowledge::remaining_copies(&seen, &k[..n], 0, id("green 1")), 0);
-    assert_eq!(knowledge::remaining_copies(&seen, &k[..n], 1, id("green 1")), 1);
-    assert_eq!(knowledge::remaining_copies(&seen, &k[..n], 0, id("white 2")), 2);
+    assert_eq!(
+        knowledge::remaining_copies(&seen, &k[..n], 0, id("blue 1")),
+        1
+    );
+    assert_eq!(
+        knowledge::remaining_copies(&seen, &k[..n], 0, id("green 1")),
+        0
+    );
+    assert_eq!(
+        knowledge::remaining_copies(&seen, &k[..n], 1, id("green 1")),
+        1
+    );
+    assert_eq!(
+        knowledge::remaining_copies(&seen, &k[..n], 0, id("white 2")),
+        2
+    );
     let (cs, _) = g.candidates_of(&table, 0);
     assert!(cs[..4].iter().all(|&c| known_playable(&table, c)));
     let v = g.view_for(0);
-    assert_eq!(v["hands"][0][0]["knowledge"]["remainingCopies"]["blue 1"], 1);
+    assert_eq!(
+        v["hands"][0][0]["knowledge"]["remainingCopies"]["blue 1"],
+        1
+    );
     assert_eq!(v["hands"][0][0]["knowledge"]["knownPlayable"], true);
 }
 
@@ -409,7 +501,14 @@ fn one_pass_no_propagation_between_cards() {
     for c in ["red 1", "yellow 1", "green 1", "white 1"] {
         g.discarded[id(c) as usize] = 3;
     }
-    set_knowledge(&mut g, 0, &[know(None, Some(1), &[], &[]), know(Some("blue"), None, &[], &[])]);
+    set_knowledge(
+        &mut g,
+        0,
+        &[
+            know(None, Some(1), &[], &[]),
+            know(Some("blue"), None, &[], &[]),
+        ],
+    );
     let c = cands(&g, 0);
     assert_eq!(c[0], ["blue 1"], "only one blue 1 is unseen");
     // Slot 1 must be that blue 1, but it is not pinned by hints: slot 2 keeps it.
@@ -446,12 +545,22 @@ fn known_playable_known_dead_critical_and_chop() {
     // The yellow 5 is in seat 1's hand, so it is no candidate; 3 and 4 are stranded.
     assert_eq!(names(c[1]), ["yellow 3", "yellow 4"]);
     assert_eq!(names(c[2]), ["red 3"]);
-    let flags: Vec<(bool, bool)> = c[..4].iter().map(|&m| (known_playable(&table, m), known_dead(&table, m))).collect();
-    assert_eq!(flags, [(false, true), (false, true), (true, false), (false, false)]);
+    let flags: Vec<(bool, bool)> = c[..4]
+        .iter()
+        .map(|&m| (known_playable(&table, m), known_dead(&table, m)))
+        .collect();
+    assert_eq!(
+        flags,
+        [(false, true), (false, true), (true, false), (false, false)]
+    );
     // Every slot carries a hint: the chop is the highest known-dead slot.
     assert_eq!(g.chop_of(&table, 0), Some(1));
     // Critical: the last green 4 and red 5; the stranded yellow 5 is dead instead.
-    let crit: Vec<bool> = g.hand(1).iter().map(|c| table.critical & bit(c.id) != 0).collect();
+    let crit: Vec<bool> = g
+        .hand(1)
+        .iter()
+        .map(|c| table.critical & bit(c.id) != 0)
+        .collect();
     assert_eq!(crit, [true, false, false, false]);
     assert_eq!(g.view()["hands"][3][3]["critical"], true);
     // Chop: the highest slot with no positive hint, else the oldest card.
@@ -459,7 +568,12 @@ fn known_playable_known_dead_critical_and_chop() {
     set_knowledge(
         &mut g,
         1,
-        &[Knowledge::default(), Knowledge::default(), Knowledge::default(), know(None, Some(5), &[], &[])],
+        &[
+            Knowledge::default(),
+            Knowledge::default(),
+            Knowledge::default(),
+            know(None, Some(5), &[], &[]),
+        ],
     );
     assert_eq!(g.chop_of(&table, 1), Some(2));
     let k = know(Some("white"), None, &[], &[]);
@@ -468,7 +582,10 @@ fn known_playable_known_dead_critical_and_chop() {
     let v = g.view_for(0);
     assert_eq!(v["chop"][0], 2);
     assert_eq!(v["hands"][0][1]["chop"], true);
-    assert!(v["hands"][0][0].get("card").is_none(), "own cards are knowledge only");
+    assert!(
+        v["hands"][0][0].get("card").is_none(),
+        "own cards are knowledge only"
+    );
     assert_eq!(v["hands"][0][1]["knowledge"]["knownDead"], true);
     assert_eq!(v["hands"][1][0]["card"], "green 4");
 }
@@ -482,7 +599,10 @@ fn each_state(seeds: std::ops::Range<i64>, policy: Policy<Hanabi>, mut f: impl F
             f(&g);
             let mut rng = Rng::for_decision(seed, g.turn());
             let mv = policy(&g, &mut rng);
-            assert!(g.legal_moves().contains(&mv), "illegal baseline move {mv:?}");
+            assert!(
+                g.legal_moves().contains(&mv),
+                "illegal baseline move {mv:?}"
+            );
             g.apply(mv);
         }
         f(&g);
@@ -491,7 +611,10 @@ fn each_state(seeds: std::ops::Range<i64>, policy: Policy<Hanabi>, mut f: impl F
 
 #[test]
 fn a_card_is_always_among_its_own_candidates() {
-    for policy in [baselines::conventions as Policy<Hanabi>, crate::game::random_policy::<Hanabi>] {
+    for policy in [
+        baselines::conventions as Policy<Hanabi>,
+        crate::game::random_policy::<Hanabi>,
+    ] {
         each_state(1..150, policy, |g| {
             let table = g.table();
             for s in 0..g.seats() {
@@ -506,8 +629,10 @@ fn a_card_is_always_among_its_own_candidates() {
 
 #[test]
 fn the_baselines_never_misplay_and_are_deterministic() {
-    for (name, policy) in [("conventions", baselines::conventions as Policy<Hanabi>), ("cautious", baselines::cautious)]
-    {
+    for (name, policy) in [
+        ("conventions", baselines::conventions as Policy<Hanabi>),
+        ("cautious", baselines::cautious),
+    ] {
         let mut total = 0;
         for seed in 1..300 {
             let g = Hanabi::new(2 + seed as usize % 4, seed);
@@ -529,15 +654,32 @@ fn conventions_follows_its_rules_in_order() {
     let mut rng = Rng::new(1);
     // Rule 3 at the start: rank 1 makes two cards playable for seats 1 and 2; seat 1 acts sooner.
     let g = position(&FOUR, &[]);
-    assert_eq!(g.move_name(baselines::conventions(&g, &mut rng)), "hint 1 rank 1");
+    assert_eq!(
+        g.move_name(baselines::conventions(&g, &mut rng)),
+        "hint 1 rank 1"
+    );
     // Rule 1: a knownPlayable slot plays first, the lowest-numbered one.
     let mut g1 = g.clone();
-    set_knowledge(&mut g1, 0, &[Knowledge::default(), know(None, Some(1), &[], &[]), know(None, Some(1), &[], &[])]);
-    assert_eq!(g1.move_name(baselines::conventions(&g1, &mut rng)), "play 2");
+    set_knowledge(
+        &mut g1,
+        0,
+        &[
+            Knowledge::default(),
+            know(None, Some(1), &[], &[]),
+            know(None, Some(1), &[], &[]),
+        ],
+    );
+    assert_eq!(
+        g1.move_name(baselines::conventions(&g1, &mut rng)),
+        "play 2"
+    );
     // Rule 2: seat 1's chop (slot 4) is the only red 5... made critical: yellow 2 with one copy gone.
     let mut g2 = g.clone();
     g2.discarded[id("yellow 2") as usize] = 1;
-    assert_eq!(g2.move_name(baselines::conventions(&g2, &mut rng)), "hint 1 rank 2");
+    assert_eq!(
+        g2.move_name(baselines::conventions(&g2, &mut rng)),
+        "hint 1 rank 2"
+    );
     // Rules 4 and 5: nothing playable to point at.
     let mut g3 = g.clone();
     g3.fireworks = [3, 3, 3, 4, 3];
@@ -547,7 +689,10 @@ fn conventions_follows_its_rules_in_order() {
         "rule 5: fewest cards, rank first"
     );
     g3.hints = 4;
-    assert_eq!(g3.move_name(baselines::conventions(&g3, &mut rng)), "discard 4");
+    assert_eq!(
+        g3.move_name(baselines::conventions(&g3, &mut rng)),
+        "discard 4"
+    );
 }
 
 #[test]
@@ -555,17 +700,33 @@ fn cautious_follows_its_rules_in_order() {
     let mut rng = Rng::new(1);
     let g = position(&FOUR, &[]);
     // Rule 2: seat 1's blue 1 is playable and unhinted.
-    assert_eq!(g.move_name(baselines::cautious(&g, &mut rng)), "hint 1 rank 1");
+    assert_eq!(
+        g.move_name(baselines::cautious(&g, &mut rng)),
+        "hint 1 rank 1"
+    );
     // Rule 1 needs a single candidate: a rank-1 hint alone is not enough.
     let mut g1 = g.clone();
-    set_knowledge(&mut g1, 0, &[know(None, Some(1), &[], &[]), know(Some("red"), Some(1), &[], &[])]);
+    set_knowledge(
+        &mut g1,
+        0,
+        &[
+            know(None, Some(1), &[], &[]),
+            know(Some("red"), Some(1), &[], &[]),
+        ],
+    );
     assert_eq!(g1.move_name(baselines::cautious(&g1, &mut rng)), "play 2");
     // Rule 4 at 8 tokens, rule 3 below.
     let mut g3 = g.clone();
     g3.fireworks = [3, 3, 3, 4, 3];
-    assert_eq!(g3.move_name(baselines::cautious(&g3, &mut rng)), "hint 1 rank 2");
+    assert_eq!(
+        g3.move_name(baselines::cautious(&g3, &mut rng)),
+        "hint 1 rank 2"
+    );
     g3.hints = 4;
-    assert_eq!(g3.move_name(baselines::cautious(&g3, &mut rng)), "discard 4");
+    assert_eq!(
+        g3.move_name(baselines::cautious(&g3, &mut rng)),
+        "discard 4"
+    );
 }
 
 #[test]
@@ -576,8 +737,14 @@ fn the_fast_random_policy_is_the_uniform_pick_over_the_legal_list() {
             return;
         }
         for salt in 0..3 {
-            let (mut a, mut b) = (Rng::new(salt + g.turn() as i64), Rng::new(salt + g.turn() as i64));
-            assert_eq!(baselines::random(g, &mut a), crate::game::random_policy(g, &mut b));
+            let (mut a, mut b) = (
+                Rng::new(salt + g.turn() as i64),
+                Rng::new(salt + g.turn() as i64),
+            );
+            assert_eq!(
+                baselines::random(g, &mut a),
+                crate::game::random_policy(g, &mut b)
+            );
             seen += 1;
         }
     });
@@ -592,8 +759,11 @@ fn scramble(g: &Hanabi, seat: Seat, rng: &mut Rng) -> Hanabi {
     let mut h = g.clone();
     let n = h.lens[seat] as usize;
     let d = h.next_draw as usize;
-    let mut pool: Vec<CardId> =
-        h.cards.hands[seat][..n].iter().map(|c| c.id).chain(h.cards.deck[d..].iter().copied()).collect();
+    let mut pool: Vec<CardId> = h.cards.hands[seat][..n]
+        .iter()
+        .map(|c| c.id)
+        .chain(h.cards.deck[d..].iter().copied())
+        .collect();
     rng.shuffle(&mut pool);
     for (k, &c) in pool[..n].iter().enumerate() {
         h.cards.hands[seat][k].id = c;
@@ -609,7 +779,12 @@ fn a_seat_view_never_depends_on_its_own_cards_or_the_deck() {
     each_state(1..120, crate::game::random_policy::<Hanabi>, |g| {
         for seat in 0..g.seats() {
             let h = scramble(g, seat, &mut rng);
-            assert_eq!(g.view_for(seat), h.view_for(seat), "seat {seat} turn {}", g.turn());
+            assert_eq!(
+                g.view_for(seat),
+                h.view_for(seat),
+                "seat {seat} turn {}",
+                g.turn()
+            );
             assert_eq!(g.active_seat() == Some(seat), h.active_seat() == Some(seat));
             checked += 1;
             let other = (seat + 1) % g.seats();
@@ -617,7 +792,10 @@ fn a_seat_view_never_depends_on_its_own_cards_or_the_deck() {
         }
     });
     assert!(checked > 1000);
-    assert!(others_changed > checked / 2, "the scramble must change what other seats see");
+    assert!(
+        others_changed > checked / 2,
+        "the scramble must change what other seats see"
+    );
 }
 
 #[test]

@@ -10,7 +10,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::knowledge::{self, bit, card_name, known_dead, known_playable, names, CardId, Knowledge, Seen, Table};
+use super::knowledge::{
+    self, bit, card_name, known_dead, known_playable, names, CardId, Knowledge, Seen, Table,
+};
 use super::{Effect, Hanabi, HanabiMove, LogEntry, MAX_FUSES, MAX_HINTS, MAX_TURNS};
 use crate::game::{Game, Seat};
 
@@ -36,11 +38,19 @@ fn discard_grouped(g: &Hanabi) -> Value {
 /// The hints a card has received (public).
 fn hints(k: &Knowledge) -> Map<String, Value> {
     let mut m = Map::new();
-    m.insert("colour".into(), json!(k.colour.map(|c| knowledge::COLOURS[c as usize])));
+    m.insert(
+        "colour".into(),
+        json!(k.colour.map(|c| knowledge::COLOURS[c as usize])),
+    );
     m.insert("rank".into(), json!(k.rank.map(|r| r + 1)));
-    let not_colours: Vec<&str> =
-        (0..5).filter(|c| k.not_colours & (1 << c) != 0).map(|c| knowledge::COLOURS[c]).collect();
-    let not_ranks: Vec<u8> = (0..5u8).filter(|r| k.not_ranks & (1 << r) != 0).map(|r| r + 1).collect();
+    let not_colours: Vec<&str> = (0..5)
+        .filter(|c| k.not_colours & (1 << c) != 0)
+        .map(|c| knowledge::COLOURS[c])
+        .collect();
+    let not_ranks: Vec<u8> = (0..5u8)
+        .filter(|r| k.not_ranks & (1 << r) != 0)
+        .map(|r| r + 1)
+        .collect();
     m.insert("notColours".into(), json!(not_colours));
     m.insert("notRanks".into(), json!(not_ranks));
     m.insert("touched".into(), json!(k.touched));
@@ -48,12 +58,21 @@ fn hints(k: &Knowledge) -> Map<String, Value> {
 }
 
 /// A card's knowledge from its holder's point of view: hints plus the derived candidate set.
-fn holder_knowledge(table: &Table, seen: &Seen, hand: &[Knowledge], cands: &[u32], slot: usize) -> Value {
+fn holder_knowledge(
+    table: &Table,
+    seen: &Seen,
+    hand: &[Knowledge],
+    cands: &[u32],
+    slot: usize,
+) -> Value {
     let mut m = hints(&hand[slot]);
     let cand = cands[slot];
     let mut copies = Map::new();
     for id in (0..knowledge::NUM_IDS as CardId).filter(|&id| cand & bit(id) != 0) {
-        copies.insert(card_name(id), json!(knowledge::remaining_copies(seen, hand, slot, id)));
+        copies.insert(
+            card_name(id),
+            json!(knowledge::remaining_copies(seen, hand, slot, id)),
+        );
     }
     m.insert("candidates".into(), json!(names(cand)));
     m.insert("remainingCopies".into(), Value::Object(copies));
@@ -75,7 +94,12 @@ fn facts(g: &Hanabi, table: &Table, seat: Seat, seen: Seen) -> HolderFacts {
     let mut cands = vec![0u32; know.len()];
     knowledge::candidates(seen, &know, &mut cands);
     let chop = knowledge::chop(table, &know, &cands);
-    HolderFacts { know, cands, seen, chop }
+    HolderFacts {
+        know,
+        cands,
+        seen,
+        chop,
+    }
 }
 
 fn own_hand(table: &Table, f: &HolderFacts) -> Value {
@@ -113,7 +137,10 @@ fn log_entry(g: &Hanabi, e: &LogEntry) -> Value {
             _ => 0,
         };
         m.insert("target".into(), json!(target));
-        let slots: Vec<u8> = (0..8u8).filter(|k| touched & (1 << k) != 0).map(|k| k + 1).collect();
+        let slots: Vec<u8> = (0..8u8)
+            .filter(|k| touched & (1 << k) != 0)
+            .map(|k| k + 1)
+            .collect();
         m.insert("touched".into(), json!(slots));
     }
     Value::Object(m)
@@ -135,13 +162,24 @@ fn public(g: &Hanabi) -> Map<String, Value> {
     m.insert("deckCount".into(), json!(g.deck_count()));
     m.insert("finalTurnsLeft".into(), json!(g.final_turns()));
     m.insert("fireworks".into(), fireworks(g));
-    m.insert("discard".into(), json!(g.pile().iter().map(|&id| card_name(id)).collect::<Vec<_>>()));
+    m.insert(
+        "discard".into(),
+        json!(g.pile().iter().map(|&id| card_name(id)).collect::<Vec<_>>()),
+    );
     m.insert("discardGrouped".into(), discard_grouped(g));
-    m.insert("log".into(), Value::Array(g.log().iter().map(|e| log_entry(g, e)).collect()));
+    m.insert(
+        "log".into(),
+        Value::Array(g.log().iter().map(|e| log_entry(g, e)).collect()),
+    );
     m
 }
 
-fn face_up(g: &Hanabi, table: &Table, seat: Seat, card_extra: impl Fn(usize) -> Map<String, Value>) -> Value {
+fn face_up(
+    g: &Hanabi,
+    table: &Table,
+    seat: Seat,
+    card_extra: impl Fn(usize) -> Map<String, Value>,
+) -> Value {
     let cards: Vec<Value> = g
         .hand(seat)
         .iter()
@@ -168,14 +206,24 @@ pub(super) fn full(g: &Hanabi) -> Value {
         hands.push(face_up(g, &table, seat, |k| {
             let mut e = Map::new();
             e.insert("chop".into(), json!(f.chop == Some(k)));
-            e.insert("knowledge".into(), holder_knowledge(&table, &f.seen, &f.know, &f.cands, k));
+            e.insert(
+                "knowledge".into(),
+                holder_knowledge(&table, &f.seen, &f.know, &f.cands, k),
+            );
             e
         }));
         chops.push(json!(f.chop.map(|k| k + 1)));
     }
     m.insert("hands".into(), Value::Array(hands));
     m.insert("chop".into(), Value::Array(chops));
-    m.insert("deck".into(), json!(g.deck_order().iter().map(|&id| card_name(id)).collect::<Vec<_>>()));
+    m.insert(
+        "deck".into(),
+        json!(g
+            .deck_order()
+            .iter()
+            .map(|&id| card_name(id))
+            .collect::<Vec<_>>()),
+    );
     m.insert("legalMoves".into(), json!(g.legal_names()));
     Value::Object(m)
 }
@@ -205,7 +253,11 @@ pub(super) fn for_seat(g: &Hanabi, seat: Seat) -> Value {
     }
     m.insert("hands".into(), Value::Array(hands));
     m.insert("chop".into(), Value::Array(chops));
-    let legal = if g.active_seat() == Some(seat) { g.legal_names() } else { Vec::new() };
+    let legal = if g.active_seat() == Some(seat) {
+        g.legal_names()
+    } else {
+        Vec::new()
+    };
     m.insert("legalMoves".into(), json!(legal));
     Value::Object(m)
 }

@@ -161,8 +161,8 @@ function render() {
 
 function go(step) { state.step = Math.max(0, Math.min(maxStep(), step)); render(); }
 function togglePlay() {
-  if (state.timer) { clearInterval(state.timer); state.timer = null; $("#play").innerHTML = "&#x25B6;"; return; }
-  $("#play").innerHTML = "&#x23F8;";
+  if (state.timer) { clearInterval(state.timer); state.timer = null; $("#play").textContent = "play"; return; }
+  $("#play").textContent = "pause";
   state.timer = setInterval(() => { if (state.step >= maxStep()) { if (!state.live) togglePlay(); } else go(state.step + 1); }, 600);
 }
 

@@ -116,7 +116,7 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
             Ok((AnyState::Fog(FogState::new(v)), v.config()))
         }
         "hanabi" => {
-            check_keys(config, &["seats"])?;
+            check_keys(config, &["seats", "deck"])?;
             let seats = match config.get("seats") {
                 None => hanabi_game::DEFAULT_SEATS,
                 Some(v) => v
@@ -127,22 +127,21 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
                         CoreError::config("seats", format!("hanabi takes 2 to 5 seats, not {v}"))
                     })?,
             };
-            Ok((
-                AnyState::Hanabi(Hanabi::new(seats, seed)),
-                json!({ "seats": seats }),
-            ))
-        }
-        "breakthrough" => {
-            check_keys(config, &[])?;
-            Ok((AnyState::Breakthrough(Breakthrough::new()), json!({})))
-        }
-        "hex" => {
-            check_keys(config, &[])?;
-            Ok((AnyState::Hex(Hex::new()), json!({})))
-        }
-        "quoridor" => {
-            check_keys(config, &[])?;
-            Ok((AnyState::Quoridor(Quoridor::new()), json!({})))
+            let game = match config.get("deck") {
+                None => Hanabi::new(seats, seed),
+                Some(v) => {
+                    let names: Vec<String> = serde_json::from_value(v.clone())
+                        .map_err(|_| CoreError::config("deck", "a list of 50 card names"))?;
+                    let deck = hanabi_game::deck_from_names(&names)
+                        .map_err(|e| CoreError::config("deck", e))?;
+                    Hanabi::from_deck(seats, deck)
+                }
+            };
+            let mut settings = json!({ "seats": seats });
+            if let Some(deck) = config.get("deck") {
+                settings["deck"] = deck.clone();
+            }
+            Ok((AnyState::Hanabi(game), settings))
         }
         _ => Err(CoreError::config("game", format!("{id} is not built yet"))),
     }

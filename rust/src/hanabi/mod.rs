@@ -355,6 +355,27 @@ pub fn full_deck() -> [CardId; DECK_SIZE] {
     deck
 }
 
+/// A forced deal (the `deck` setting): 50 card names in draw order, which must be
+/// exactly the standard deck. Seat 0 is dealt first, each card entering slot 1.
+pub fn deck_from_names(names: &[String]) -> Result<[CardId; DECK_SIZE], String> {
+    if names.len() != DECK_SIZE {
+        return Err(format!("a deck has {DECK_SIZE} cards, not {}", names.len()));
+    }
+    let mut deck = [0; DECK_SIZE];
+    for (i, name) in names.iter().enumerate() {
+        deck[i] = parse_card(name)
+            .ok_or_else(|| format!("card {} is {name:?}, not a card like \"red 3\"", i + 1))?;
+    }
+    let mut sorted = deck;
+    sorted.sort_unstable();
+    if sorted != full_deck() {
+        return Err(
+            "the cards are not the standard deck (3/2/2/2/1 copies of ranks 1-5 per colour)".into(),
+        );
+    }
+    Ok(deck)
+}
+
 /// The identity named `colour rank` (rank 1-5), for tests and readers.
 pub fn parse_card(name: &str) -> Option<CardId> {
     let mut it = name.split_whitespace();

@@ -1,0 +1,124 @@
+"""RFC-003 leak check (the SDK's `assert_no_information_leak`, scenario mode) for
+Hanabi: permuting a seat's own cards and the undrawn deck never changes that
+seat's observation stream. The forced deals use the `deck` setting.
+
+The scenarios are honest: for the episode's horizon the observer never plays or
+discards (that would reveal its cards) and is never hinted (which slots a hint
+touches depends on its cards), and every card drawn inside the horizon is the
+same in all scenarios (it is dealt face up to a seat the observer sees).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import coworld
+from coworld.games.hanabi import HanabiReducer
+from coworld.sdk import Scenario, assert_no_information_leak
+
+COLOURS = ["red", "yellow", "green", "blue", "white"]
+COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}
+SEATS, HAND, HORIZON = 4, 4, 12
+
+
+def shuffled_deck(seed: int) -> list[str]:
+    deck = [f"{c} {r}" for c in COLOURS for r, n in COPIES.items() for _ in range(n)]
+    random.Random(seed).shuffle(deck)
+    return deck
+
+
+def quiet_actions(reducer, deck: list[str], observer: int) -> list[str]:
+    """HORIZON moves where the observer only hints and nobody hints the observer."""
+    state = reducer.init({"deck": deck}, seed=1)
+    moves = []
+    for _ in range(HORIZON):
+        legal = reducer.legal_moves(state)
+        if state.active_seat == observer:
+            move = next(m for m in legal if m.startswith("hint"))
+        else:
+            move = next((m for m in legal if m.startswith("discard")), None) or next(
+                m for m in legal if m.startswith("hint") and int(m.split()[1]) != observer
+            )
+        moves.append(move)
+        state = reducer.apply(state, move)
+    return moves
+
+
+def variants(deck: list[str], observer: int, seed: int) -> list[list[str]]:
+    """The base deal, the observer's hand reordered, the undrawn tail shuffled, and both."""
+    rng = random.Random(seed)
+    mine = slice(observer * HAND, (observer + 1) * HAND)
+    drawn_in_horizon = SEATS * HAND + HORIZON  # at most one draw per turn
+
+    def own_permuted(d):
+        d = list(d)
+        hand = d[mine]
+        while hand == d[mine] and len(set(hand)) > 1:
+            rng.shuffle(hand)
+        d[mine] = hand
+        return d
+
+    def tail_shuffled(d):
+        d = list(d)
+        tail = d[drawn_in_horizon:]
+        rng.shuffle(tail)
+        return d[:drawn_in_horizon] + tail
+
+    return [deck, own_permuted(deck), tail_shuffled(deck), tail_shuffled(own_permuted(deck))]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("observer", range(SEATS))
+def test_own_cards_and_deck_order_never_reach_the_seat(seed, observer):
+    reducer = coworld.game("hanabi")
+    deck = shuffled_deck(seed)
+    actions = quiet_actions(reducer, deck, observer)
+    decks = variants(deck, observer, seed)
+    assert len({tuple(d) for d in decks}) == 4  # the permutations really differ
+    compared = assert_no_information_leak(
+        reducer,
+        seat=observer,
+        scenarios=[Scenario(f"deal {i}", {"deck": d}, 1, actions) for i, d in enumerate(decks)],
+    )
+    assert compared == 4
+
+
+class PeekAtDeckBottom(HanabiReducer):
+    """A deliberately leaky view: the seat sees the last card of the deck."""
+
+    def view_for(self, state, seat):
+        return {**super().view_for(state, seat), "deckBottom": state.view()["deck"][-1]}
+
+
+class PeekAtOwnSlotOne(HanabiReducer):
+    """A deliberately leaky view: the seat sees its own newest card."""
+
+    def view_for(self, state, seat):
+        return {**super().view_for(state, seat), "mySlot1": state.view()["hands"][seat][0]["card"]}
+
+
+@pytest.mark.parametrize(
+    "reducer_class, variant, field",
+    [(PeekAtDeckBottom, 2, "deckBottom"), (PeekAtOwnSlotOne, 1, "mySlot1")],
+)
+def test_a_leaky_view_is_caught(reducer_class, variant, field):
+    reducer = reducer_class("hanabi")
+    deck = shuffled_deck(3)
+    actions = quiet_actions(reducer, deck, 0)
+    decks = variants(deck, 0, 3)
+    scenarios = [
+        Scenario("base", {"deck": decks[0]}, 1, actions),
+        Scenario("permuted", {"deck": decks[variant]}, 1, actions),
+    ]
+    with pytest.raises(AssertionError, match=rf"at step 0, field \$\.view\.{field}"):
+        assert_no_information_leak(reducer, seat=0, scenarios=scenarios)
+
+
+def test_a_bad_deck_setting_names_the_field():
+    with pytest.raises(coworld.ConfigError) as err:
+        coworld.game({"game": "hanabi", "deck": ["red 1"] * 50})
+    assert err.value.field == "deck" and "standard deck" in str(err.value)
+    with pytest.raises(coworld.ConfigError, match="not a card"):
+        coworld.game({"game": "hanabi", "deck": ["purple 9"] + shuffled_deck(1)[1:]})

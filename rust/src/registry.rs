@@ -143,7 +143,19 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
             }
             Ok((AnyState::Hanabi(game), settings))
         }
-        _ => Err(CoreError::config("game", format!("{id} is not built yet"))),
+        "breakthrough" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Breakthrough(Breakthrough::new()), json!({})))
+        }
+        "hex" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Hex(Hex::new()), json!({})))
+        }
+        "quoridor" => {
+            check_keys(config, &[])?;
+            Ok((AnyState::Quoridor(Quoridor::new()), json!({})))
+        }
+        _ => Err(CoreError::config("game", format!("{id} has no constructor"))),
     }
 }
 
@@ -319,6 +331,16 @@ mod tests {
     fn unknown_game_names_the_known_ones() {
         let err = State::new("chess", &Value::Null, 1).unwrap_err();
         assert!(err.to_string().contains("connect-four"), "{err}");
+    }
+
+    #[test]
+    fn every_game_id_builds_and_plays_a_move() {
+        for id in GAMES {
+            let mut s = State::new(id, &Value::Null, 7).unwrap_or_else(|e| panic!("{id}: {e}"));
+            let first = s.legal_moves()[0].clone();
+            s.apply(&first).unwrap();
+            assert_eq!(s.plies(), 1, "{id}");
+        }
     }
 
     #[test]

@@ -7,6 +7,12 @@ batch simulator (target: under 10%).
 
 from __future__ import annotations
 
+import os
+
+# numpy's OpenBLAS threads spin while idle and would be billed to this process's
+# CPU time; nothing here uses BLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import tempfile
 import time

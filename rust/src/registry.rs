@@ -155,7 +155,10 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
             check_keys(config, &[])?;
             Ok((AnyState::Quoridor(Quoridor::new()), json!({})))
         }
-        _ => Err(CoreError::config("game", format!("{id} has no constructor"))),
+        _ => Err(CoreError::config(
+            "game",
+            format!("{id} has no constructor"),
+        )),
     }
 }
 

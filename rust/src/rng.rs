@@ -2,9 +2,11 @@
 //! tie-breaks, `random` policies, per-episode seeds of a batch) comes from here,
 //! so a replay re-derives exactly on any machine and in any language.
 //!
-//! Algorithm: SplitMix64 (Steele, Lea, Flood 2014) expands a seed; the stream is
-//! xoshiro256** 1.0 (Blackman, Vigna 2018). Both are specified bit for bit, so a
-//! port is a dozen lines.
+//! Algorithm: SplitMix64 (Steele, Lea, Flood 2014): a 64-bit counter advanced by
+//! the golden gamma and scrambled by two multiply-xorshift rounds. It passes
+//! BigCrush, costs one multiply pair per draw, and a stream is just a starting
+//! counter, so the per-decision streams the baselines use are free to derive.
+//! Specified bit for bit: a port is a dozen lines.
 
 /// Largest seed the engine draws for an unpinned (0) seed: seeds are drawn in 1..=2^31-1.
 pub const MAX_DRAWN_SEED: i64 = (1 << 31) - 1;
@@ -20,40 +22,32 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
-    s: [u64; 4],
+    state: u64,
 }
 
 impl Rng {
     /// A stream seeded from a signed 64-bit seed (the episode seed, or a value derived from it).
     pub fn new(seed: i64) -> Self {
         let mut sm = seed as u64;
-        let s = [
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-        ];
-        Rng { s }
+        Rng {
+            state: splitmix64(&mut sm),
+        }
     }
 
     /// The stream for one decision of one episode: baselines draw their tie-breaks
     /// from it, so the same seat makes the same choice in the batch simulator and
     /// in the Python episode runner.
+    #[inline]
     pub fn for_decision(seed: i64, ply: u32) -> Self {
-        Rng::new(mix(seed, 0xD1B5_4A32_D192_ED03 ^ ply as u64))
+        let mut sm = (seed as u64) ^ 0xD1B5_4A32_D192_ED03;
+        Rng {
+            state: splitmix64(&mut sm) ^ (ply as u64).wrapping_mul(0xA24B_AED4_963E_E407),
+        }
     }
 
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
+        splitmix64(&mut self.state)
     }
 
     /// Uniform in 0..n (Lemire's multiply-shift; the bias is < n / 2^64).
@@ -75,11 +69,6 @@ impl Rng {
             items.swap(i, j);
         }
     }
-}
-
-fn mix(seed: i64, salt: u64) -> i64 {
-    let mut sm = (seed as u64) ^ salt;
-    splitmix64(&mut sm) as i64
 }
 
 /// Seed of episode `index` of a batch started from `base`: in 1..=2^31-1, so it

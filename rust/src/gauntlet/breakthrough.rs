@@ -235,6 +235,8 @@ impl Gauntlet for Breakthrough {
 
 impl Game for Breakthrough {
     type Move = Step;
+    // The start does not depend on the seed: the simulator may clone one fresh state.
+    const SEED_FREE_START: bool = true;
 
     fn id(&self) -> &'static str {
         "breakthrough"

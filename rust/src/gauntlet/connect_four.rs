@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::Gauntlet;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::rng::Rng;
 
 pub const FILES: usize = 7;
 pub const RANKS: usize = 6;
@@ -80,6 +81,13 @@ impl ConnectFour {
         })
     }
 
+    /// `random`: the same draw as a uniform pick from `legal_moves`, without the list.
+    fn random_move(&self, rng: &mut Rng) -> u8 {
+        let mut open = (0..FILES).filter(|&f| (self.heights[f] as usize) < RANKS);
+        let k = rng.below(open.clone().count());
+        open.nth(k).expect("a settled game has no random move") as u8
+    }
+
     fn stones(&self) -> Value {
         let mut m = serde_json::Map::new();
         for f in 0..FILES {
@@ -104,6 +112,8 @@ impl Gauntlet for ConnectFour {
 
 impl Game for ConnectFour {
     type Move = u8;
+    // The start does not depend on the seed: the simulator may clone one fresh state.
+    const SEED_FREE_START: bool = true;
 
     fn id(&self) -> &'static str {
         "connect-four"
@@ -208,7 +218,7 @@ impl Game for ConnectFour {
     fn policy(name: &str) -> Option<Policy<Self>> {
         match name {
             "tactician" => Some(super::tactician::<Self>),
-            "random" => Some(crate::game::random_policy::<Self>),
+            "random" => Some(Self::random_move),
             _ => None,
         }
     }
@@ -224,6 +234,15 @@ mod tests {
             g.try_apply(m).unwrap();
         }
         g
+    }
+
+    #[test]
+    fn random_move_is_a_uniform_pick_from_the_legal_list() {
+        let g = play("a a a a a a c");
+        for seed in 0..200 {
+            let (mut a, mut b) = (Rng::new(seed), Rng::new(seed));
+            assert_eq!(g.random_move(&mut a), b.pick(&g.legal_moves()));
+        }
     }
 
     #[test]

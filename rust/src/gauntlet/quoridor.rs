@@ -456,6 +456,8 @@ impl Gauntlet for Quoridor {
 
 impl Game for Quoridor {
     type Move = u8;
+    // The start does not depend on the seed: the simulator may clone one fresh state.
+    const SEED_FREE_START: bool = true;
 
     fn id(&self) -> &'static str {
         "quoridor"

@@ -348,3 +348,59 @@ def test_ray_backend_gives_the_local_standings(tmp_path, ray_cluster):
 
     assert strip(a) == strip(b)
     assert standings(a) == standings(b)
+
+
+# ---- claims and budgets -------------------------------------------------------
+
+
+def test_conventions_beats_cautious_in_a_real_hanabi_league(tmp_path):
+    report = LeagueRun(
+        league(tmp_path, games=["hanabi"], policies=["conventions", "cautious"], episodes=300),
+        progress=False,
+    ).run()
+    table = {
+        s.policy: s
+        for s in standings(LeagueDB(report.database).episodes("t"))
+        if s.game == "hanabi"
+    }
+    assert table["conventions"].lo > table["cautious"].hi, table
+
+
+def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, monkeypatch):
+    from .mock_anthropic import MockAnthropic
+
+    def model(body, n):
+        import re
+
+        legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])
+        move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
+        return ("text", json.dumps({"move": move}))
+
+    (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nPlay well.\n")
+    with MockAnthropic(model) as mock:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+        config = league(
+            tmp_path,
+            policies=["tactician", "p.md"],
+            episodes=4,
+            concurrency=1,
+            budget={"max_tokens": 1500},
+        )
+        report = LeagueRun(config, progress=False).run()
+        assert report.budget_stopped
+        tokens, _ = LeagueDB(report.database).usage("t")
+        assert tokens >= 1500
+        assert 0 < report.episodes < 8  # stopped between episodes, nothing half-written
+        assert len(mock.requests) > 0
+        bigger = league(
+            tmp_path,
+            policies=["tactician", "p.md"],
+            episodes=4,
+            concurrency=1,
+            budget={"max_tokens": 10_000_000},
+        )
+        again = LeagueRun(bigger, progress=False).run()
+        assert not again.budget_stopped and again.episodes == 8
+        rel = json.loads(report.exports["json"].read_text())["reliability"]
+        assert rel["house"]["tokens"] > 0

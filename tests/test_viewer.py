@@ -31,7 +31,12 @@ FAMILY_REPLAYS = {
 
 def write_replay(directory: Path, game: str, policies: list[str], seed: int = 7) -> Path:
     out = directory / f"{game}.jsonl"
-    asyncio.run(Episode(game, policies, seed=seed, out=out).run())
+    # A thread of its own: playwright's sync API keeps an event loop in this one.
+    runner = threading.Thread(
+        target=lambda: asyncio.run(Episode(game, policies, seed=seed, out=out).run())
+    )
+    runner.start()
+    runner.join()
     return out
 
 
@@ -279,3 +284,13 @@ def test_live_page_follows_a_running_episode(browser, tmp_path):
         assert mid < final["plies"]
         assert f"ending {final['ending']}" in page.inner_text("#endcard")
         page.close()
+
+
+def test_episodes_still_being_written_are_listed_as_live(tmp_path):
+    done = write_replay(tmp_path, "connect-four", ["tactician", "random"])
+    running = tmp_path / "replays" / "hex" / "running.jsonl"
+    running.parent.mkdir(parents=True)
+    lines = done.read_text().splitlines()
+    running.write_text("\n".join(lines[:4]) + "\n")  # header, welcomes, a ply: no results yet
+    client = TestClient(create_app(tmp_path))
+    assert client.get("/api/live").json() == {"live": ["replays/hex/running.jsonl"]}

@@ -138,6 +138,9 @@ def create_app(path: str | Path) -> Starlette:
             headers={"cache-control": "no-cache"},
         )
 
+    async def live(request: Request) -> JSONResponse:
+        return JSONResponse({"live": [site.relative(p) for p in _in_progress(site.root)]})
+
     async def files(request: Request) -> FileResponse:
         return FileResponse(site.resolve(request.path_params["rel"]))
 
@@ -150,10 +153,32 @@ def create_app(path: str | Path) -> Starlette:
             Route("/api/episodes", episodes),
             Route("/api/replay", replay),
             Route("/api/stream", stream),
+            Route("/api/live", live),
             Route("/files/{rel:path}", files),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
     )
+
+
+def _in_progress(root: Path, limit: int = 50) -> list[Path]:
+    """Replays under `root` still being written (no results line yet), newest first:
+    league episodes with Claude seats, or `coworld play --live`."""
+    replays = [
+        p
+        for p in root.rglob("*.jsonl")
+        if not p.name.endswith(".calls.jsonl") and ".seat" not in p.name
+    ]
+    replays.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    found = []
+    for path in replays[: limit * 4]:
+        with path.open("rb") as fh:
+            fh.seek(max(0, path.stat().st_size - 65536))
+            tail = fh.read().decode("utf-8", "replace").rstrip("\n").rsplit("\n", 1)[-1]
+        if '"type": "results"' not in tail and '"type":"results"' not in tail:
+            found.append(path)
+        if len(found) >= limit:
+            break
+    return found
 
 
 def _rows(site: Site) -> list[Any]:

@@ -49,4 +49,21 @@ async function loadEpisodes() {
   }
 }
 
+async function loadLive() {
+  const data = await (await fetch("/api/live")).json();
+  $("#live-card").hidden = data.live.length === 0;
+  const list = $("#live-list");
+  list.replaceChildren();
+  for (const path of data.live) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = "/episode?live=1&path=" + encodeURIComponent(path);
+    a.textContent = path;
+    li.append(a);
+    list.append(li);
+  }
+}
+
 loadLeague();
+loadLive();
+setInterval(loadLive, 5000);

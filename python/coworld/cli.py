@@ -199,7 +199,7 @@ def _cmd_league_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from .episode import Clock, Episode
+    from .episode import Clock, Episode, seat_label
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy, load_policy
 
@@ -252,7 +252,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
         console.print(f"live: [bold]{viewer.url}/episode?path={Path(out).name}&live=1[/]")
     results = asyncio.run(episode.run())
     winner = results.get("winner")
-    who = "draw" if winner is None else f"{episode.aliases[winner]} wins"
+    who = (
+        "draw"
+        if winner is None
+        else f"{episode.aliases[winner]} ({seat_label(2, winner, '')}) wins"
+    )
     if episode.seats > 2:
         who = f"shared score {results['score'][0]}"
     console.print(

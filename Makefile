@@ -39,6 +39,7 @@ lint: install  ## rustfmt, clippy, ruff
 	cargo clippy --all-targets --features python -- -D warnings
 	$(BIN)/ruff check python tests bench
 	$(BIN)/ruff format --check python tests bench
+	$(PY) -m mypy.stubtest coworld._core
 
 clean:  ## remove build outputs and the virtualenv
 	rm -rf target $(VENV) .pytest_cache .benchmarks python/coworld/_core*.so

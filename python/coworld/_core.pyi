@@ -1,13 +1,25 @@
 """Type stubs of the Rust extension `coworld._core` (checked by mypy.stubtest)."""
 
-from typing import Any
+from typing import Any, final
 
 import numpy as np
+
+__all__ = [
+    "State",
+    "simulate",
+    "draw_seed",
+    "aliases",
+    "episode_seed",
+    "GAMES",
+    "ENDINGS",
+    "__version__",
+]
 
 GAMES: list[str]
 ENDINGS: list[str]
 __version__: str
 
+@final
 class State:
     def __new__(cls, game: str, config: str | None = None, seed: int = 0) -> State: ...
     @staticmethod

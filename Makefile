@@ -40,6 +40,7 @@ lint: install  ## rustfmt, clippy, ruff
 	$(BIN)/ruff check python tests bench
 	$(BIN)/ruff format --check python tests bench
 	$(PY) -m mypy.stubtest coworld._core
+	$(BIN)/mypy python/coworld --ignore-missing-imports
 
 clean:  ## remove build outputs and the virtualenv
 	rm -rf target $(VENV) .pytest_cache .benchmarks python/coworld/_core*.so

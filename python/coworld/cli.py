@@ -104,14 +104,8 @@ def _print_standings(database, league: str | None = None) -> None:
     finally:
         db.close()
     table = Table(title=f"league {league}: mean episode score, 95% CI ({len(rows)} episodes)")
-    for col, justify in (
-        ("game", "left"),
-        ("policy", "left"),
-        ("n", "right"),
-        ("mean", "right"),
-        ("95% CI", "right"),
-    ):
-        table.add_column(col, justify=justify)
+    for col in ("game", "policy", "n", "mean", "95% CI"):
+        table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
     for s in standings(rows):
         if last is not None and s.game != last:

@@ -207,17 +207,17 @@ class Episode:
         started = time.monotonic()
         deadline = started + self.clock.play_budget_seconds
         self._emit(self._header())
-        for seat in range(self.seats):
+        for welcomed in range(self.seats):
             self._emit(
                 {
                     "type": "welcome",
-                    "seat": seat,
-                    "alias": self.aliases[seat],
+                    "seat": welcomed,
+                    "alias": self.aliases[welcomed],
                     "game": self.state.resolved_game,
-                    "view": self.reducer.view_for(self.state, seat),
+                    "view": self.reducer.view_for(self.state, welcomed),
                 }
             )
-            self._observe(seat, 0)
+            self._observe(welcomed, 0)
         while not self.state.is_terminal:
             seat = self.state.active_seat
             assert seat is not None
@@ -311,7 +311,7 @@ class Episode:
         messages: list[dict[str, Any]] = [{"role": "user", "content": observation}]
         calls: list[dict[str, Any]] = []
         usage = Usage()
-        cause = "unparseable"
+        cause: str | None = None
         for attempt in (0, 1):
             answer, cause, reason, reply = await self._one_call(policy, system, messages, seat)
             if answer:
@@ -332,7 +332,7 @@ class Episode:
                 if answer and answer.text:
                     messages = [*messages, {"role": "assistant", "content": answer.text}]
                 messages = [*messages, {"role": "user", "content": self._retry_text(reason)}]
-        return self._fallback(cause, calls, usage)
+        return self._fallback(cause or "unparseable", calls, usage)
 
     async def _one_call(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]], seat: int

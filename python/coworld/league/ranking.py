@@ -144,8 +144,8 @@ def reliability(rows: Iterable[EpisodeRow]) -> dict[str, dict[str, Any]]:
     """Per policy: decisions by origin, fallback rate by cause, retries, tokens, cost."""
     acc: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
-        for policy, d in zip(row.seats, row.decisions or [{}] * len(row.seats), strict=True):
-            for key, value in d.items():
+        for policy, counts in zip(row.seats, row.decisions or [{}] * len(row.seats), strict=True):
+            for key, value in counts.items():
                 acc[policy][key] += value
     out: dict[str, dict[str, Any]] = {}
     for policy, d in sorted(acc.items()):
@@ -256,8 +256,14 @@ def load_standings(path: Path) -> list[Standing]:
     """Standings from an exported standings.json, or computed from a league database."""
     if path.suffix == ".json":
         doc = json.loads(path.read_text())
+        nan = math.nan
         return [
-            Standing(**{k: (math.nan if v is None else v) for k, v in s.items()})
+            Standing(
+                s["policy"],
+                s["game"],
+                int(s["n"]),
+                *(nan if s[k] is None else float(s[k]) for k in ("mean", "lo", "hi", "sd", "se")),
+            )
             for s in doc["standings"]
         ]
     from .storage import LeagueDB

@@ -25,8 +25,8 @@ class RayBackend:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         # Ray workers do not set RAYON_NUM_THREADS: pass the thread count to each task.
         self.threads = threads or 1
-        self._chunk = ray.remote(num_cpus=self.threads)(run_chunk)
-        self._episode = ray.remote(num_cpus=1)(play_episode)
+        self._chunk: Any = ray.remote(num_cpus=self.threads)(run_chunk)
+        self._episode: Any = ray.remote(num_cpus=1)(play_episode)
 
     def map_chunks(self, jobs: list[tuple[Any, ...]]) -> Iterator[list[EpisodeRow]]:
         pending = [self._chunk.remote(*job[:6], self.threads, job[7]) for job in jobs]

@@ -28,6 +28,8 @@ class Site:
 
     def __init__(self, path: str | Path) -> None:
         path = Path(path).resolve()
+        self.replay: str | None
+        self.database: Path | None
         if not path.exists():
             raise FileNotFoundError(f"{path} does not exist")
         if path.is_file() and path.suffix == ".jsonl":

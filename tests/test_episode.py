@@ -139,6 +139,10 @@ def test_garbage_gets_one_retry_with_the_reason_and_legal_moves(game_id, tmp_pat
     episode, results, mock = run(game_id, garbage_then_good, tmp_path)
     mine = claude_plies(episode)
     assert all(e["origin"] == "retry" and e["cause"] == "unparseable" for e in mine)
+    attempts = mine[0]["attempts"]  # every decision records its raw replies and parse outcomes
+    assert [a["outcome"] for a in attempts] == ["unparseable", "ok"]
+    assert attempts[0]["raw"] == "I resign, this position is hopeless!!"
+    assert attempts[0]["reason"] and attempts[1]["latency"] >= 0
     retry = user_text(mock.requests[1])
     assert "could not be used" in retry and "Legal moves:" in retry
     assert mock.requests[1]["messages"][1]["role"] == "assistant"

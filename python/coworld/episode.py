@@ -263,6 +263,7 @@ class Episode:
             "banner": reply.banner,
             "feed": self._feed_line(before, seat, decision.move),
             "usage": decision.usage.as_dict() if decision.usage.calls else None,
+            "attempts": decision.calls or None,
             "view": self.reducer.view(self.state),
         }
         self._emit(event)

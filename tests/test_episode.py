@@ -388,3 +388,29 @@ def test_feed_lines_read_like_a_commentator(tmp_path):
     last = plies(quoridor)[-1]
     if quoridor.events[-1]["results"]["ending"] == "goal-row":
         assert last["feed"].endswith("and wins (goal-row)")
+
+
+def test_policy_temperature_and_effort_reach_the_request(tmp_path, monkeypatch):
+    tuned = ClaudePolicy(
+        name="tuned",
+        prompt="Win.",
+        model="claude-haiku-4-5",
+        temperature=0.2,
+        effort="low",
+        max_tokens=300,
+    )
+    with MockAnthropic(lambda body, n: ("text", json.dumps({"move": "d"}))) as mock:
+
+        async def go():
+            client = ClaudeClient(timeout=5, max_retries=0, base_url=mock.base_url)
+            try:
+                return await Episode(
+                    "connect-four", [tuned, "tactician"], seed=2, client=client
+                ).run()
+            finally:
+                await client.close()
+
+        asyncio.run(go())
+    body = mock.requests[0]
+    assert body["model"] == "claude-haiku-4-5" and body["max_tokens"] == 300
+    assert body["temperature"] == 0.2 and body["output_config"] == {"effort": "low"}

@@ -10,12 +10,12 @@ seat has not learned.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IllegalMove, ReplyRejected
+from ..seats.jsonreply import extract_json_object
 from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
 from .base import Reducer, State
 
@@ -262,29 +262,6 @@ def observation_text(
     return "\n".join(parts)
 
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
-#: Where to look for an object at most (a reply is short; this bounds the work on junk).
-_MAX_STARTS = 64
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    """The reply's JSON object: fenced or bare, possibly inside prose. Prefers one with `move`."""
-    decoder = json.JSONDecoder()
-    found: list[dict[str, Any]] = []
-    for chunk in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
-        starts = [i for i, ch in enumerate(chunk) if ch == "{"][:_MAX_STARTS]
-        for i in starts:
-            try:
-                obj, _ = decoder.raw_decode(chunk, i)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(obj, dict):
-                if "move" in obj:
-                    return obj
-                found.append(obj)
-    return found[0] if found else None
-
-
 def _guess(value: object, cells: int) -> tuple[str, ...]:
     """Guessed cells as given (a list, or one string of cells), at most `cells` of them.
 
@@ -312,11 +289,7 @@ def parse_reply(text: str, state: State, seat: int, aliases: Sequence[str] = ())
         raise ReplyRejected("the reply is not text", "unparseable")
     if state.active_seat != seat:
         raise ReplyRejected(f"it is not seat {seat}'s turn", "illegal")
-    obj = _json_object(text)
-    if obj is None:
-        raise ReplyRejected(
-            'no JSON object found; reply with one object such as {"move": "c3"}', "unparseable"
-        )
+    obj = extract_json_object(text, key="move")
     move = obj.get("move")
     if not isinstance(move, str) or not move.strip():
         raise ReplyRejected('the object has no "move" string naming a cell', "unparseable")

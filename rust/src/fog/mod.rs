@@ -12,6 +12,7 @@
 //! `distToWin` dark hex uses unchanged.
 
 pub mod baselines;
+mod cells;
 pub mod knowledge;
 mod view;
 
@@ -23,6 +24,7 @@ use serde_json::Value;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
+use cells::Cells;
 
 /// Largest board of the family (5 x 5); guesses and logs fit a `u32` mask.
 pub const MAX_CELLS: usize = 25;
@@ -149,10 +151,11 @@ pub struct PlyRecord {
 pub struct FogState {
     v: &'static Variant,
     n: usize,
-    board: Mask,
-    stones: [Mask; 2],
+    // Cell sets are `u32` inside the engine (see [`cells`]); accessors widen to `Mask`.
+    board: Cells,
+    stones: [Cells; 2],
     /// Opponent stones each seat has proven (by collision or sense).
-    proven: [Mask; 2],
+    proven: [Cells; 2],
     mover: Seat,
     plies: u32,
     max_plies: u32,
@@ -168,10 +171,11 @@ pub struct FogState {
 impl FogState {
     pub fn new(v: &'static Variant) -> Self {
         let n = v.size;
+        assert!(n * n <= MAX_CELLS, "{}: {n} x {n} is too large", v.id);
         FogState {
             v,
             n,
-            board: (1 << (n * n)) - 1,
+            board: ((1u64 << (n * n)) - 1) as Cells,
             stones: [0; 2],
             proven: [0; 2],
             mover: 0,
@@ -198,13 +202,13 @@ impl FogState {
         self.n
     }
     pub fn board(&self) -> Mask {
-        self.board
+        self.board as Mask
     }
     pub fn stones(&self, seat: Seat) -> Mask {
-        self.stones[seat]
+        self.stones[seat] as Mask
     }
     pub fn proven(&self, seat: Seat) -> Mask {
-        self.proven[seat]
+        self.proven[seat] as Mask
     }
     pub fn history(&self) -> &[PlyRecord] {
         &self.history
@@ -225,6 +229,13 @@ impl FogState {
         self.knowledge(seat).legal_attempts()
     }
 
+    /// [`Self::legal_attempts`] on the engine's `u32` cells, for the hot path of
+    /// `random` (a test checks the two agree).
+    #[inline]
+    fn legal_cells(&self, seat: Seat) -> Cells {
+        self.board & !self.stones[seat] & !self.proven[seat]
+    }
+
     /// What `seat` knows (own stones, proven opponent stones).
     pub fn knowledge(&self, seat: Seat) -> knowledge::Knowledge {
         knowledge::Knowledge::of(self, seat)
@@ -233,7 +244,7 @@ impl FogState {
     /// Legal sense anchors: every on-board cell when the variant senses, else none.
     pub fn legal_anchors(&self) -> Mask {
         if self.v.sense > 0 {
-            self.board
+            self.board as Mask
         } else {
             0
         }
@@ -265,7 +276,7 @@ impl FogState {
 
     /// `distToWin` on the TRUE board (scorebug, results, adjudication).
     pub fn true_dist(&self, seat: Seat) -> u8 {
-        self.dist(self.stones[seat], self.stones[1 - seat], seat)
+        self.dist(self.stones(seat), self.stones(1 - seat), seat)
     }
 
     /// `distToWin` on `seat`'s BELIEVED board: its stones, its proven opponent
@@ -295,12 +306,12 @@ impl FogState {
         let o = self.outcome.as_ref()?;
         let w = o.winner?;
         match o.ending {
-            Ending::Connection => self.geometry().winning_path(self.stones[w], w),
+            Ending::Connection => self.geometry().winning_path(self.stones(w), w),
             Ending::Line => {
                 let last = self.history.last()?.cell as usize;
                 let line = lines(self.n)
                     .iter()
-                    .find(|&&l| l >> last & 1 == 1 && l & self.stones[w] == l)?;
+                    .find(|&&l| l >> last & 1 == 1 && l & self.stones(w) == l)?;
                 Some(bits(*line).collect())
             }
             _ => None,
@@ -313,7 +324,7 @@ impl FogState {
         if self.outcome.is_some() {
             return;
         }
-        let mut mask = 0u32;
+        let mut mask: u32 = 0;
         for text in cells.iter().take(self.n * self.n) {
             if let Some((f, r)) = parse_cell(&squeeze(text), self.n, self.n) {
                 mask |= 1 << (r * self.n + f);
@@ -351,17 +362,20 @@ impl FogState {
         Outcome::higher_wins([-d[0], -d[1]], ending)
     }
 
+    /// Did `seat`'s stone on `cell` win? Only called after a placement, and no
+    /// earlier placement won (it would have ended the game), so any connection
+    /// or line runs through `cell`.
+    #[inline]
     fn won_by(&self, seat: Seat, cell: usize) -> Option<Ending> {
+        let own = self.stones[seat];
         match self.v.mode {
-            Mode::DarkHex => {
-                let (g, own) = (self.geometry(), self.stones[seat]);
-                // Cheap necessary condition first: stones on both of the seat's edges.
-                let touches = own & g.source(seat) != 0 && own & g.target(seat) != 0;
-                (touches && g.connects(own, seat)).then_some(Ending::Connection)
-            }
+            Mode::DarkHex => cells::hex_grid(self.n)
+                .connects_through(own, cell, seat)
+                .then_some(Ending::Connection),
+            Mode::PhantomTtt if self.n == 3 => cells::ttt3_has_line(own).then_some(Ending::Line),
             Mode::PhantomTtt => lines(self.n)
                 .iter()
-                .any(|&l| l >> cell & 1 == 1 && l & self.stones[seat] == l)
+                .any(|&l| l >> cell & 1 == 1 && l & own as Mask == l)
                 .then_some(Ending::Line),
         }
     }
@@ -393,7 +407,7 @@ impl FogState {
         let c = on_board(cell)?;
         // The same mask the seat's view lists; the reason says which rule excludes the cell.
         if self.legal_attempts(me) >> c & 1 == 0 {
-            let reason = if self.stones[me] >> c & 1 == 1 {
+            let reason = if self.stones(me) >> c & 1 == 1 {
                 format!("{cell} already holds your stone")
             } else {
                 format!("{cell} is known to hold an opponent stone")
@@ -474,11 +488,6 @@ fn cell_tokens(s: &str) -> Vec<&str> {
     out
 }
 
-/// Select the `k`-th set bit (0-based) of a mask.
-fn nth_bit(m: Mask, k: usize) -> usize {
-    bits(m).nth(k).expect("k < popcount")
-}
-
 impl Game for FogState {
     type Move = Attempt;
     const SEED_FREE_START: bool = true;
@@ -504,16 +513,16 @@ impl Game for FogState {
         if self.outcome.is_some() {
             return;
         }
-        let cells: Vec<usize> = self.file_major(self.legal_attempts(self.mover)).collect();
+        let cells = self.legal_attempts(self.mover);
         if self.v.sense == 0 {
-            out.extend(cells.iter().map(|&c| Attempt {
+            out.extend(self.file_major(cells).map(|c| Attempt {
                 anchor: None,
                 cell: c as u8,
             }));
             return;
         }
         for a in self.file_major(self.legal_anchors()) {
-            out.extend(cells.iter().map(|&c| Attempt {
+            out.extend(self.file_major(cells).map(|c| Attempt {
                 anchor: Some(a as u8),
                 cell: c as u8,
             }));
@@ -527,19 +536,21 @@ impl Game for FogState {
         let cell = mv.cell as usize;
         debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
         let guess = std::mem::take(&mut self.pending_guess);
-        self.guesses_made[me] += guess.count_ones();
-        self.guesses_right[me] += (guess as Mask & self.stones[opp]).count_ones();
+        if guess != 0 {
+            self.guesses_made[me] += guess.count_ones();
+            self.guesses_right[me] += (guess & self.stones[opp]).count_ones();
+        }
         // 6. Sense: opponent stones become knowledge; emptiness is logged with its ply.
         let (mut sensed_stones, mut sensed_empty) = (0, 0);
         if let Some(a) = mv.anchor {
-            let block = self.sense_block(a as usize);
+            let block = self.sense_block(a as usize) as Cells;
             let found = block & self.stones[opp];
             self.proven[me] |= found;
-            sensed_stones = found as u32;
-            sensed_empty = (block & !self.stones[0] & !self.stones[1]) as u32;
+            sensed_stones = found;
+            sensed_empty = block & !self.stones[0] & !self.stones[1];
         }
         // 7. Attempt.
-        let bit: Mask = 1 << cell;
+        let bit: Cells = 1 << cell;
         let occupied = self.stones[opp] & bit != 0;
         if occupied {
             self.proven[me] |= bit;

@@ -14,14 +14,70 @@ pub type Cells = u32;
 
 const _: () = assert!(MAX_CELLS <= Cells::BITS as usize);
 
-/// The `k`-th set bit (0-based, lowest first) of `m`; `k` < popcount.
-#[inline]
-pub fn nth_set_bit(mut m: Cells, k: usize) -> usize {
-    debug_assert!(k < m.count_ones() as usize);
-    for _ in 0..k {
-        m &= m - 1;
+/// A cell set ready for counting and selecting without walking its bits (no
+/// data-dependent branch: `random` selects the k-th legal cell every ply, and a
+/// bit-walking loop mispredicts its exit).
+#[derive(Clone, Copy, Debug)]
+pub struct Ranked {
+    m: Cells,
+    /// Byte `i` holds the number of set bits in bytes `0..=i` of `m`.
+    running: u32,
+}
+
+impl Ranked {
+    #[inline]
+    pub fn new(m: Cells) -> Self {
+        // Per-byte popcounts (the SWAR popcount), then running sums by one multiply
+        // (each byte at most 32, so no carries between bytes).
+        let b = m - ((m >> 1) & 0x5555_5555);
+        let b = (b & 0x3333_3333) + ((b >> 2) & 0x3333_3333);
+        let b = (b + (b >> 4)) & 0x0F0F_0F0F;
+        Ranked {
+            m,
+            running: b.wrapping_mul(0x0101_0101),
+        }
     }
-    m.trailing_zeros() as usize
+
+    /// The number of set bits.
+    #[inline]
+    pub fn count(&self) -> usize {
+        (self.running >> 24) as usize
+    }
+
+    /// The `k`-th set bit (0-based, lowest first); `k` < [`Self::count`].
+    #[inline]
+    pub fn nth(&self, k: usize) -> usize {
+        debug_assert!(k < self.count());
+        let k = k as u32;
+        // High bit of byte i set iff running_i > k (running_i | 0x80 >= 128 > k + 1,
+        // so no byte borrows from the next): the wanted bit is in the first such byte.
+        let past = ((self.running | 0x8080_8080) - (k + 1) * 0x0101_0101) & 0x8080_8080;
+        let shift = past.trailing_zeros() & !7;
+        // Set bits in the bytes below it: byte `shift / 8 - 1` of the running sums.
+        let below = ((self.running << 8) >> shift) & 0xFF;
+        let byte = (self.m >> shift) & 0xFF;
+        shift as usize + SELECT_IN_BYTE[byte as usize][(k - below) as usize] as usize
+    }
+}
+
+/// `SELECT_IN_BYTE[b][j]`: the position of the `j`-th set bit of byte `b`.
+static SELECT_IN_BYTE: [[u8; 8]; 256] = select_table();
+
+const fn select_table() -> [[u8; 8]; 256] {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut j, mut bit) = (0, 0);
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[b][j] = bit as u8;
+                j += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
 }
 
 /// Edges and board of one hex size, as `u32` masks.
@@ -88,10 +144,10 @@ impl HexGrid {
         (left | right | down | up | down_right | up_left) & self.board
     }
 
-    /// The cells of `through` connected to `seed` (a subset of `through`) inside `through`.
+    /// The cells of `through` connected to `seed & through` inside `through`.
     #[inline]
     fn flood(&self, seed: Cells, through: Cells) -> Cells {
-        let mut reach = seed;
+        let mut reach = seed & through;
         loop {
             let next = reach | (self.expand(reach) & through);
             if next == reach {
@@ -113,7 +169,7 @@ impl HexGrid {
 
     /// Does `own` connect `seat`'s edges, given that it did not before its stone
     /// on `cell` was placed? Any new connection runs through `cell`, so only the
-    /// chain holding it is grown.
+    /// chain holding it is grown (none when `cell` is not in `own`: false).
     #[inline]
     pub fn connects_through(&self, own: Cells, cell: usize, seat: usize) -> bool {
         let (source, target) = self.edges(seat);
@@ -172,12 +228,20 @@ mod tests {
     use crate::rng::Rng;
 
     #[test]
-    fn nth_set_bit_walks_the_bits_in_order() {
+    fn ranked_counts_and_selects_the_bits_in_order() {
         let mut rng = Rng::new(17);
-        for _ in 0..20_000 {
-            let m = rng.next_u64() as Cells & ((1 << MAX_CELLS) - 1);
+        let sparse = |rng: &mut Rng| rng.next_u64() as Cells & rng.next_u64() as Cells;
+        let masks = (0..40_000).map(|i| match i % 4 {
+            0 => rng.next_u64() as Cells & ((1 << MAX_CELLS) - 1),
+            1 => sparse(&mut rng),
+            2 => rng.next_u64() as Cells,
+            _ => 1 << (i % 32),
+        });
+        for m in masks.chain([0, Cells::MAX, (1 << MAX_CELLS) - 1]) {
+            let r = Ranked::new(m);
+            assert_eq!(r.count(), m.count_ones() as usize, "{m:#x}");
             for (k, c) in bits(m as Mask).enumerate() {
-                assert_eq!(nth_set_bit(m, k), c, "{m:#x} {k}");
+                assert_eq!(r.nth(k), c, "{m:#x} {k}");
             }
         }
     }
@@ -217,6 +281,11 @@ mod tests {
                     own |= 1 << c;
                     let expected = kernel.connects(own as Mask, seat);
                     assert_eq!(hex_grid(n).connects_through(own, c, seat), expected);
+                    // A cell the seat does not own (a collision) never connects.
+                    let other = order[rng.below(n * n)];
+                    if own >> other & 1 == 0 {
+                        assert!(!hex_grid(n).connects_through(own, other, seat));
+                    }
                     if expected {
                         break;
                     }

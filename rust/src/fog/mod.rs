@@ -362,9 +362,9 @@ impl FogState {
         Outcome::higher_wins([-d[0], -d[1]], ending)
     }
 
-    /// Did `seat`'s stone on `cell` win? Only called after a placement, and no
-    /// earlier placement won (it would have ended the game), so any connection
-    /// or line runs through `cell`.
+    /// Did `seat`'s stone on `cell` win? No earlier placement won (it would have
+    /// ended the game), so any connection or line runs through `cell`, and there
+    /// is none when `cell` is not the seat's (a collision).
     #[inline]
     fn won_by(&self, seat: Seat, cell: usize) -> Option<Ending> {
         let own = self.stones[seat];
@@ -549,15 +549,14 @@ impl Game for FogState {
             sensed_stones = found;
             sensed_empty = block & !self.stones[0] & !self.stones[1];
         }
-        // 7. Attempt.
+        // 7. Attempt. Whether it collides is a coin flip to the branch predictor,
+        // so steps 7-10 go without branching on it.
         let bit: Cells = 1 << cell;
         let occupied = self.stones[opp] & bit != 0;
-        if occupied {
-            self.proven[me] |= bit;
-            self.probes[me] += 1;
-        } else {
-            self.stones[me] |= bit;
-        }
+        let hit = Cells::from(occupied).wrapping_neg();
+        self.proven[me] |= bit & hit;
+        self.stones[me] |= bit & !hit;
+        self.probes[me] += u32::from(occupied);
         if self.history.capacity() == 0 {
             // Clones of a fresh state start without a buffer: take the whole cap once.
             self.history.reserve_exact(self.max_plies as usize);
@@ -572,17 +571,14 @@ impl Game for FogState {
             guess,
         });
         self.plies += 1;
-        // 9. Win check, after a placement only.
-        if !occupied {
-            if let Some(ending) = self.won_by(me, cell) {
-                self.outcome = Some(Outcome::win(me, ending));
-                return;
-            }
+        // 9. Win check, after a placement only: after a collision the cell is not
+        // the mover's and `won_by` finds nothing, so it needs no guard.
+        if let Some(ending) = self.won_by(me, cell) {
+            self.outcome = Some(Outcome::win(me, ending));
+            return;
         }
         // 10. Turn transfer.
-        if !occupied || self.v.abrupt {
-            self.mover = opp;
-        }
+        self.mover ^= usize::from(!occupied || self.v.abrupt);
         // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
         if !self.is_hex() && (self.stones[0] | self.stones[1]) == self.board {
             self.outcome = Some(Outcome::draw(Ending::BoardFull));

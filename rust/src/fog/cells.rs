@@ -301,7 +301,7 @@ mod tests {
             lines(3)
         );
         for m in 0..512u32 {
-            let expected = lines(3).iter().any(|&l| m as Mask & l == l);
+            let expected = lines(3).iter().any(|&l| l & !(m as Mask) == 0);
             assert_eq!(ttt3_has_line(m), expected, "{m:#b}");
         }
     }

@@ -13,6 +13,7 @@
 
 pub mod baselines;
 mod cells;
+mod history;
 pub mod knowledge;
 mod view;
 
@@ -25,6 +26,7 @@ use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
 use cells::Cells;
+use history::History;
 
 /// Largest board of the family (5 x 5); guesses and logs fit a `u32` mask.
 pub const MAX_CELLS: usize = 25;
@@ -164,7 +166,7 @@ pub struct FogState {
     guesses_right: [u32; 2],
     /// Guess recorded for the coming ply (`record_guess` runs before `apply`).
     pending_guess: u32,
-    history: Vec<PlyRecord>,
+    history: History,
     outcome: Option<Outcome>,
 }
 
@@ -172,6 +174,11 @@ impl FogState {
     pub fn new(v: &'static Variant) -> Self {
         let n = v.size;
         assert!(n * n <= MAX_CELLS, "{}: {n} x {n} is too large", v.id);
+        assert!(
+            v.max_plies as usize <= history::MAX_PLIES,
+            "{}: too many plies",
+            v.id
+        );
         FogState {
             v,
             n,
@@ -185,7 +192,7 @@ impl FogState {
             guesses_made: [0; 2],
             guesses_right: [0; 2],
             pending_guess: 0,
-            history: Vec::new(),
+            history: History::new(),
             outcome: None,
         }
     }
@@ -210,8 +217,9 @@ impl FogState {
     pub fn proven(&self, seat: Seat) -> Mask {
         self.proven[seat] as Mask
     }
-    pub fn history(&self) -> &[PlyRecord] {
-        &self.history
+    /// Every ply so far, in order.
+    pub fn history(&self) -> Vec<PlyRecord> {
+        self.history.iter().collect()
     }
     pub fn max_plies(&self) -> u32 {
         self.max_plies
@@ -557,10 +565,6 @@ impl Game for FogState {
         self.proven[me] |= bit & hit;
         self.stones[me] |= bit & !hit;
         self.probes[me] += u32::from(occupied);
-        if self.history.capacity() == 0 {
-            // Clones of a fresh state start without a buffer: take the whole cap once.
-            self.history.reserve_exact(self.max_plies as usize);
-        }
         self.history.push(PlyRecord {
             seat: me as u8,
             anchor: mv.anchor,

@@ -1,9 +1,9 @@
 //! The ply log of a fog episode, stored without a heap allocation in the
-//! common case: each ply's seat, anchor, cell and result pack into 16 bits in
-//! an inline array (a fog game has at most [`MAX_PLIES`] plies), and the three
-//! masks of a ply (sensed stones, sensed empty cells, guess) go to a side list
-//! only once some ply has one. A game without sensing or guesses (every
-//! simulated game but recon hex) then never allocates for its log.
+//! common case: each ply's seat, cell and result pack into one byte of an
+//! inline array (a fog game has at most [`MAX_PLIES`] plies), and a ply's sense
+//! anchor and three masks (sensed stones, sensed empty cells, guess) go to a
+//! side list only once some ply has one. A game without sensing or guesses
+//! (every simulated game but recon hex) then never allocates for its log.
 
 use std::fmt;
 
@@ -12,29 +12,34 @@ use super::{PlyRecord, MAX_CELLS};
 /// Most plies a fog game can last: one placement and one collision per cell.
 pub const MAX_PLIES: usize = 2 * MAX_CELLS;
 
-/// A ply's seat, anchor, cell and result in 16 bits: the cell in bits 0-4,
-/// the anchor plus one in bits 5-9 (0: no anchor), the seat in bit 10 and the
-/// collision flag in bit 11.
+/// A ply's seat, cell and result in a byte: the cell in bits 0-4, the seat in
+/// bit 5 and the collision flag in bit 6.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Packed(u16);
+struct Packed(u8);
 
-const _: () = assert!(MAX_CELLS < 31, "cells and anchors + 1 must fit 5 bits");
+const _: () = assert!(MAX_CELLS <= 32, "cells must fit 5 bits");
+
+/// The rest of a ply: its sense anchor and its masks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Side {
+    anchor: Option<u8>,
+    masks: [u32; 3],
+}
 
 impl Packed {
     #[inline]
     fn new(r: &PlyRecord) -> Self {
         debug_assert!((r.cell as usize) < MAX_CELLS && r.seat < 2);
-        let anchor = r.anchor.map_or(0, |a| a as u16 + 1);
-        Packed(r.cell as u16 | anchor << 5 | (r.seat as u16) << 10 | (r.occupied as u16) << 11)
+        Packed(r.cell | r.seat << 5 | u8::from(r.occupied) << 6)
     }
 
-    fn unpack(self, [sensed_stones, sensed_empty, guess]: [u32; 3]) -> PlyRecord {
-        let anchor = (self.0 >> 5 & 31) as u8;
+    fn unpack(self, side: Side) -> PlyRecord {
+        let [sensed_stones, sensed_empty, guess] = side.masks;
         PlyRecord {
-            seat: (self.0 >> 10 & 1) as u8,
-            anchor: anchor.checked_sub(1),
-            cell: (self.0 & 31) as u8,
-            occupied: self.0 >> 11 & 1 == 1,
+            seat: self.0 >> 5 & 1,
+            anchor: side.anchor,
+            cell: self.0 & 31,
+            occupied: self.0 >> 6 & 1 == 1,
             sensed_stones,
             sensed_empty,
             guess,
@@ -47,9 +52,9 @@ impl Packed {
 pub struct History {
     plies: [Packed; MAX_PLIES],
     len: u8,
-    /// Sensed stones, sensed empty cells and guess of each ply; empty while
-    /// every ply so far had none of them, then as long as the log.
-    masks: Vec<[u32; 3]>,
+    /// Anchor, sensed stones, sensed empty cells and guess of each ply; empty
+    /// while every ply so far had none of them, then as long as the log.
+    sides: Vec<Side>,
 }
 
 impl History {
@@ -57,7 +62,7 @@ impl History {
         History {
             plies: [Packed::default(); MAX_PLIES],
             len: 0,
-            masks: Vec::new(),
+            sides: Vec::new(),
         }
     }
 
@@ -71,21 +76,24 @@ impl History {
         let i = self.len();
         self.plies[i] = Packed::new(&r);
         self.len += 1;
-        let masks = [r.sensed_stones, r.sensed_empty, r.guess];
-        if self.masks.is_empty() && masks == [0; 3] {
-            return;
+        let side = Side {
+            anchor: r.anchor,
+            masks: [r.sensed_stones, r.sensed_empty, r.guess],
+        };
+        if self.sides.is_empty() {
+            if side == Side::default() {
+                return;
+            }
+            // The first ply with a side: the earlier plies had none; take the whole cap once.
+            self.sides.reserve_exact(MAX_PLIES);
+            self.sides.resize(i, Side::default());
         }
-        if self.masks.is_empty() {
-            // The first ply with masks: the earlier plies had none; take the whole cap once.
-            self.masks.reserve_exact(MAX_PLIES);
-            self.masks.resize(i, [0; 3]);
-        }
-        self.masks.push(masks);
+        self.sides.push(side);
     }
 
     pub fn get(&self, i: usize) -> Option<PlyRecord> {
         let packed = *self.plies[..self.len()].get(i)?;
-        Some(packed.unpack(self.masks.get(i).copied().unwrap_or([0; 3])))
+        Some(packed.unpack(self.sides.get(i).copied().unwrap_or_default()))
     }
 
     pub fn last(&self) -> Option<PlyRecord> {

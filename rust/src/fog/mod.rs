@@ -158,7 +158,8 @@ pub struct FogState {
     stones: [Cells; 2],
     /// Opponent stones each seat has proven (by collision or sense).
     proven: [Cells; 2],
-    mover: Seat,
+    /// The seat to move (a `u8` keeps the state small: the simulator moves it by value).
+    mover: u8,
     plies: u32,
     max_plies: u32,
     probes: [u32; 2],
@@ -390,7 +391,7 @@ impl FogState {
 
     /// Why `text`'s cells do not make a legal attempt, if they do not.
     fn check_attempt(&self, text: &str, anchor: Option<&str>, cell: &str) -> CoreResult<Attempt> {
-        let me = self.mover;
+        let me = self.mover as Seat;
         let on_board = |tok: &str| {
             parse_cell(tok, self.n, self.n)
                 .map(|(f, r)| r * self.n + f)
@@ -442,7 +443,7 @@ impl FogState {
         CoreError::illegal(
             text,
             format!("{reason}; a move is {}", self.move_shape()),
-            self.names(self.legal_attempts(self.mover)),
+            self.names(self.legal_attempts(self.mover as Seat)),
         )
     }
 }
@@ -507,7 +508,7 @@ impl Game for FogState {
         2
     }
     fn active_seat(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.mover)
+        self.outcome.is_none().then_some(self.mover as Seat)
     }
     fn plies(&self) -> u32 {
         self.plies
@@ -521,7 +522,7 @@ impl Game for FogState {
         if self.outcome.is_some() {
             return;
         }
-        let cells = self.legal_attempts(self.mover);
+        let cells = self.legal_attempts(self.mover as Seat);
         if self.v.sense == 0 {
             out.extend(self.file_major(cells).map(|c| Attempt {
                 anchor: None,
@@ -539,7 +540,7 @@ impl Game for FogState {
 
     /// Steps 6-12 of the spec's resolution order for one ply.
     fn apply(&mut self, mv: Attempt) {
-        let me = self.mover;
+        let me = self.mover as Seat;
         let opp = 1 - me;
         let cell = mv.cell as usize;
         debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
@@ -582,7 +583,7 @@ impl Game for FogState {
             return;
         }
         // 10. Turn transfer.
-        self.mover ^= usize::from(!occupied || self.v.abrupt);
+        self.mover ^= u8::from(!occupied || self.v.abrupt);
         // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
         if !self.is_hex() && (self.stones[0] | self.stones[1]) == self.board {
             self.outcome = Some(Outcome::draw(Ending::BoardFull));
@@ -622,7 +623,7 @@ impl Game for FogState {
             _ => Err(CoreError::unparseable(
                 text,
                 format!("{} takes {}", self.v.id, self.move_shape()),
-                self.names(self.legal_attempts(self.mover)),
+                self.names(self.legal_attempts(self.mover as Seat)),
             )),
         }
     }

@@ -389,6 +389,30 @@ impl FogState {
         }
     }
 
+    // The rare parts of `apply`, out of line so the per-ply path stays small.
+
+    #[cold]
+    #[inline(never)]
+    fn count_guess(&mut self, me: Seat, guess: u32) {
+        self.guesses_made[me] += guess.count_ones();
+        self.guesses_right[me] += (guess & self.stones[1 - me]).count_ones();
+    }
+
+    /// Step 6 for `me` sensing around `anchor`: (opponent stones, empty cells) in the block.
+    #[inline(never)]
+    fn sense(&mut self, me: Seat, anchor: usize) -> (Cells, Cells) {
+        let block = self.sense_block(anchor) as Cells;
+        let found = block & self.stones[1 - me];
+        self.proven[me] |= found;
+        (found, block & !self.stones[0] & !self.stones[1])
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self, outcome: impl FnOnce(&Self) -> Outcome) {
+        self.outcome = Some(outcome(self));
+    }
+
     /// Why `text`'s cells do not make a legal attempt, if they do not.
     fn check_attempt(&self, text: &str, anchor: Option<&str>, cell: &str) -> CoreResult<Attempt> {
         let me = self.mover as Seat;
@@ -546,18 +570,13 @@ impl Game for FogState {
         debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
         let guess = std::mem::take(&mut self.pending_guess);
         if guess != 0 {
-            self.guesses_made[me] += guess.count_ones();
-            self.guesses_right[me] += (guess & self.stones[opp]).count_ones();
+            self.count_guess(me, guess);
         }
         // 6. Sense: opponent stones become knowledge; emptiness is logged with its ply.
-        let (mut sensed_stones, mut sensed_empty) = (0, 0);
-        if let Some(a) = mv.anchor {
-            let block = self.sense_block(a as usize) as Cells;
-            let found = block & self.stones[opp];
-            self.proven[me] |= found;
-            sensed_stones = found;
-            sensed_empty = block & !self.stones[0] & !self.stones[1];
-        }
+        let (sensed_stones, sensed_empty) = match mv.anchor {
+            Some(a) => self.sense(me, a as usize),
+            None => (0, 0),
+        };
         // 7. Attempt. Whether it collides is a coin flip to the branch predictor,
         // so steps 7-10 go without branching on it.
         let bit: Cells = 1 << cell;
@@ -579,17 +598,16 @@ impl Game for FogState {
         // 9. Win check, after a placement only: after a collision the cell is not
         // the mover's and `won_by` finds nothing, so it needs no guard.
         if let Some(ending) = self.won_by(me, cell) {
-            self.outcome = Some(Outcome::win(me, ending));
-            return;
+            return self.settle(|_| Outcome::win(me, ending));
         }
         // 10. Turn transfer.
         self.mover ^= u8::from(!occupied || self.v.abrupt);
         // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
         if !self.is_hex() && (self.stones[0] | self.stones[1]) == self.board {
-            self.outcome = Some(Outcome::draw(Ending::BoardFull));
+            self.settle(|_| Outcome::draw(Ending::BoardFull));
         } else if self.plies >= self.max_plies {
             // 12. Ply cap.
-            self.outcome = Some(self.adjudicate(Ending::PlyCap));
+            self.settle(|g| g.adjudicate(Ending::PlyCap));
         }
     }
 

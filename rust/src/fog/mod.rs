@@ -8,8 +8,10 @@
 //! counters; `view_for` is built from exactly that ([`knowledge`]).
 //!
 //! Cells are bits `rank * n + file` (a1 is bit 0), the indexing of
-//! [`crate::kernels::hexgrid`], whose adjacency, connection test and 0-1 BFS
-//! `distToWin` dark hex uses unchanged.
+//! [`crate::kernels::hexgrid`], whose adjacency, 0-1 BFS `distToWin` and
+//! winning path dark hex uses unchanged. The per-ply path (legal cells, the
+//! attempt, the win check) runs on `u32` sets in [`cells`], which restates that
+//! adjacency and is tested against the kernel; see there for why.
 
 pub mod baselines;
 mod cells;

@@ -172,13 +172,36 @@ impl HexGrid {
     /// chain holding it is grown (none when `cell` is not in `own`: false).
     #[inline]
     pub fn connects_through(&self, own: Cells, cell: usize, seat: usize) -> bool {
-        let (source, target) = self.edges(seat);
-        // Cheap necessary condition first: stones on both edges.
-        if own & source == 0 || own & target == 0 {
+        if !self.spans(own, seat) {
             return false;
         }
+        let (source, target) = self.edges(seat);
         let chain = self.flood(1 << cell, own);
         chain & source != 0 && chain & target != 0
+    }
+
+    /// A cheap necessary condition for a connection: a hex step changes the file
+    /// and the rank by at most one, so a chain joining seat 0's edges has a stone
+    /// in every file, and one joining seat 1's edges a stone in every rank.
+    #[inline]
+    fn spans(&self, own: Cells, seat: usize) -> bool {
+        let n = self.n;
+        let mut lanes = 0;
+        for i in 0..n {
+            lanes |= if seat == 0 {
+                // File f of any rank lands on bit f of the first rank.
+                (own >> (i * n)) & self.first_rank
+            } else {
+                // Rank r of any file lands on bit r * n of the first file.
+                (own >> i) & self.first_file
+            };
+        }
+        lanes
+            == if seat == 0 {
+                self.first_rank
+            } else {
+                self.first_file
+            }
     }
 }
 

@@ -154,7 +154,6 @@ pub struct PlyRecord {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FogState {
     v: &'static Variant,
-    n: usize,
     // Cell sets are `u32` inside the engine (see [`cells`]); accessors widen to `Mask`.
     board: Cells,
     stones: [Cells; 2],
@@ -164,9 +163,11 @@ pub struct FogState {
     mover: u8,
     plies: u32,
     max_plies: u32,
-    probes: [u32; 2],
-    guesses_made: [u32; 2],
-    guesses_right: [u32; 2],
+    // Small counters keep the state small (the simulator moves it by value): at
+    // most one probe per ply, at most one guess per cell per ply.
+    probes: [u8; 2],
+    guesses_made: [u16; 2],
+    guesses_right: [u16; 2],
     /// Guess recorded for the coming ply (`record_guess` runs before `apply`).
     pending_guess: u32,
     history: History,
@@ -184,7 +185,6 @@ impl FogState {
         );
         FogState {
             v,
-            n,
             board: ((1u64 << (n * n)) - 1) as Cells,
             stones: [0; 2],
             proven: [0; 2],
@@ -209,7 +209,11 @@ impl FogState {
         self.v
     }
     pub fn size(&self) -> usize {
-        self.n
+        self.n()
+    }
+    #[inline]
+    fn n(&self) -> usize {
+        self.v.size
     }
     pub fn board(&self) -> Mask {
         self.board as Mask
@@ -231,7 +235,7 @@ impl FogState {
         self.v.mode == Mode::DarkHex
     }
     fn geometry(&self) -> &'static Geometry {
-        hexgrid::geometry(self.n)
+        hexgrid::geometry(self.n())
     }
 
     /// Cells `seat` may attempt: on the board, not its own, not proven occupied.
@@ -264,13 +268,13 @@ impl FogState {
     /// The sensed block around `anchor`: `(file+i, rank+j)` for |i|, |j| <= sense/2, clipped.
     pub fn sense_block(&self, anchor: usize) -> Mask {
         let r = (self.v.sense / 2) as isize;
-        let (f0, r0) = (anchor % self.n, anchor / self.n);
+        let (f0, r0) = (anchor % self.n(), anchor / self.n());
         let mut m = 0;
         for dr in -r..=r {
             for df in -r..=r {
                 let (f, rk) = (f0 as isize + df, r0 as isize + dr);
-                if (0..self.n as isize).contains(&f) && (0..self.n as isize).contains(&rk) {
-                    m |= 1 << (rk as usize * self.n + f as usize);
+                if (0..self.n() as isize).contains(&f) && (0..self.n() as isize).contains(&rk) {
+                    m |= 1 << (rk as usize * self.n() + f as usize);
                 }
             }
         }
@@ -281,7 +285,7 @@ impl FogState {
     pub fn dist(&self, own: Mask, opp: Mask, seat: Seat) -> u8 {
         match self.v.mode {
             Mode::DarkHex => self.geometry().dist_to_win(own, opp, seat),
-            Mode::PhantomTtt => ttt_dist(self.n, own, opp),
+            Mode::PhantomTtt => ttt_dist(self.n(), own, opp),
         }
     }
 
@@ -301,10 +305,10 @@ impl FogState {
         self.proven[seat].count_ones()
     }
     pub fn probes(&self, seat: Seat) -> u32 {
-        self.probes[seat]
+        self.probes[seat].into()
     }
     pub fn guesses_made(&self, seat: Seat) -> u32 {
-        self.guesses_made[seat]
+        self.guesses_made[seat].into()
     }
     /// Fraction of guessed cells that held an opponent stone; `None` before any guess.
     pub fn guess_accuracy(&self, seat: Seat) -> Option<f64> {
@@ -320,7 +324,7 @@ impl FogState {
             Ending::Connection => self.geometry().winning_path(self.stones(w), w),
             Ending::Line => {
                 let last = self.history.last()?.cell as usize;
-                let line = lines(self.n)
+                let line = lines(self.n())
                     .iter()
                     .find(|&&l| l >> last & 1 == 1 && l & self.stones(w) == l)?;
                 Some(bits(*line).collect())
@@ -336,9 +340,9 @@ impl FogState {
             return;
         }
         let mut mask: u32 = 0;
-        for text in cells.iter().take(self.n * self.n) {
-            if let Some((f, r)) = parse_cell(&squeeze(text), self.n, self.n) {
-                mask |= 1 << (r * self.n + f);
+        for text in cells.iter().take(self.n() * self.n()) {
+            if let Some((f, r)) = parse_cell(&squeeze(text), self.n(), self.n()) {
+                mask |= 1 << (r * self.n() + f);
             }
         }
         self.pending_guess = mask;
@@ -352,7 +356,7 @@ impl FogState {
     }
 
     fn cell_text(&self, cell: usize) -> String {
-        cell_name(cell % self.n, cell / self.n)
+        cell_name(cell % self.n(), cell / self.n())
     }
 
     /// Algebraic names of a mask's cells, file by file (a1 a2 .. b1 ..).
@@ -362,7 +366,7 @@ impl FogState {
 
     /// A mask's cells in reading order a1, a2, .., b1, ..
     fn file_major(&self, m: Mask) -> impl Iterator<Item = usize> + '_ {
-        let n = self.n;
+        let n = self.n();
         (0..n * n)
             .map(move |i| (i % n) * n + i / n)
             .filter(move |&c| m >> c & 1 == 1)
@@ -380,11 +384,11 @@ impl FogState {
     fn won_by(&self, seat: Seat, cell: usize) -> Option<Ending> {
         let own = self.stones[seat];
         match self.v.mode {
-            Mode::DarkHex => cells::hex_grid(self.n)
+            Mode::DarkHex => cells::hex_grid(self.n())
                 .connects_through(own, cell, seat)
                 .then_some(Ending::Connection),
-            Mode::PhantomTtt if self.n == 3 => cells::ttt3_has_line(own).then_some(Ending::Line),
-            Mode::PhantomTtt => lines(self.n)
+            Mode::PhantomTtt if self.n() == 3 => cells::ttt3_has_line(own).then_some(Ending::Line),
+            Mode::PhantomTtt => lines(self.n())
                 .iter()
                 .any(|&l| l >> cell & 1 == 1 && l & own as Mask == l)
                 .then_some(Ending::Line),
@@ -396,8 +400,8 @@ impl FogState {
     #[cold]
     #[inline(never)]
     fn count_guess(&mut self, me: Seat, guess: u32) {
-        self.guesses_made[me] += guess.count_ones();
-        self.guesses_right[me] += (guess & self.stones[1 - me]).count_ones();
+        self.guesses_made[me] += guess.count_ones() as u16;
+        self.guesses_right[me] += (guess & self.stones[1 - me]).count_ones() as u16;
     }
 
     /// Step 6 for `me` sensing around `anchor`: (opponent stones, empty cells) in the block.
@@ -419,14 +423,14 @@ impl FogState {
     fn check_attempt(&self, text: &str, anchor: Option<&str>, cell: &str) -> CoreResult<Attempt> {
         let me = self.mover as Seat;
         let on_board = |tok: &str| {
-            parse_cell(tok, self.n, self.n)
-                .map(|(f, r)| r * self.n + f)
+            parse_cell(tok, self.n(), self.n())
+                .map(|(f, r)| r * self.n() + f)
                 .ok_or_else(|| {
                     self.illegal(
                         text,
                         format!(
                             "{tok} is off the board (a1..{})",
-                            self.cell_text(self.n * self.n - 1)
+                            self.cell_text(self.n() * self.n() - 1)
                         ),
                     )
                 })
@@ -586,7 +590,7 @@ impl Game for FogState {
         let hit = Cells::from(occupied).wrapping_neg();
         self.proven[me] |= bit & hit;
         self.stones[me] |= bit & !hit;
-        self.probes[me] += u32::from(occupied);
+        self.probes[me] += u8::from(occupied);
         self.history.push(PlyRecord {
             seat: me as u8,
             anchor: mv.anchor,

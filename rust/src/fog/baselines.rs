@@ -30,8 +30,9 @@
 //! When the believed board offers no way to win at all (only possible once the
 //! game is decided) `probe` and `sweep` attempt the lowest legal cell.
 
+use super::cells::{Cells, Ranked};
 use super::knowledge::Knowledge;
-use super::{lines, nth_bit, Attempt, FogState, Mode};
+use super::{lines, Attempt, FogState, Mode};
 use crate::game::Game;
 use crate::kernels::hexgrid::{self, Mask};
 use crate::rng::Rng;
@@ -51,15 +52,29 @@ pub fn sweep_policy(g: &FogState, _rng: &mut Rng) -> Attempt {
     sweep(&knowledge_of_mover(g))
 }
 
+/// `random` straight from the state's `u32` cells: the simulator's hot path.
+/// It draws exactly what [`random`] draws from the mover's knowledge.
 pub fn random_policy(g: &FogState, rng: &mut Rng) -> Attempt {
-    random(&knowledge_of_mover(g), rng)
+    let seat = g
+        .active_seat()
+        .expect("a baseline asked to move in a settled game");
+    let v = g.variant();
+    uniform_attempt(g.legal_cells(seat), v.sense > 0, v.size * v.size, rng)
 }
 
 /// `random`: a uniform legal attempt, and a uniform anchor when the variant senses.
 pub fn random(k: &Knowledge, rng: &mut Rng) -> Attempt {
-    let legal = k.legal_attempts();
-    let cell = nth_bit(legal, rng.below(legal.count_ones() as usize)) as u8;
-    let anchor = (k.variant.sense > 0).then(|| rng.below(k.size() * k.size()) as u8);
+    let legal = k.legal_attempts() as Cells;
+    uniform_attempt(legal, k.variant.sense > 0, k.size() * k.size(), rng)
+}
+
+/// The cell is the `below(count)`-th legal cell in index order (a1, b1, .., a2, ..);
+/// then, when the variant senses, the anchor is cell `below(cells)`.
+#[inline]
+fn uniform_attempt(legal: Cells, senses: bool, cells: usize, rng: &mut Rng) -> Attempt {
+    let legal = Ranked::new(legal);
+    let cell = legal.nth(rng.below(legal.count())) as u8;
+    let anchor = senses.then(|| rng.below(cells) as u8);
     Attempt { anchor, cell }
 }
 

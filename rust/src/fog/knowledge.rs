@@ -55,10 +55,10 @@ impl Knowledge {
 }
 
 /// The seat's own plies, in order, with their 0-based ply numbers.
-pub fn own_log(state: &FogState, seat: Seat) -> impl Iterator<Item = (usize, &PlyRecord)> {
+pub fn own_log(state: &FogState, seat: Seat) -> impl Iterator<Item = (usize, PlyRecord)> {
     state
         .history()
-        .iter()
+        .into_iter()
         .enumerate()
         .filter(move |(_, r)| r.seat as usize == seat)
 }

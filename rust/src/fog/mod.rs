@@ -8,10 +8,14 @@
 //! counters; `view_for` is built from exactly that ([`knowledge`]).
 //!
 //! Cells are bits `rank * n + file` (a1 is bit 0), the indexing of
-//! [`crate::kernels::hexgrid`], whose adjacency, connection test and 0-1 BFS
-//! `distToWin` dark hex uses unchanged.
+//! [`crate::kernels::hexgrid`], whose adjacency, 0-1 BFS `distToWin` and
+//! winning path dark hex uses unchanged. The per-ply path (legal cells, the
+//! attempt, the win check) runs on `u32` sets in [`cells`], which restates that
+//! adjacency and is tested against the kernel; see there for why.
 
 pub mod baselines;
+mod cells;
+mod history;
 pub mod knowledge;
 mod view;
 
@@ -23,6 +27,8 @@ use serde_json::Value;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
+use cells::Cells;
+use history::History;
 
 /// Largest board of the family (5 x 5); guesses and logs fit a `u32` mask.
 pub const MAX_CELLS: usize = 25;
@@ -148,30 +154,38 @@ pub struct PlyRecord {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FogState {
     v: &'static Variant,
-    n: usize,
-    board: Mask,
-    stones: [Mask; 2],
+    // Cell sets are `u32` inside the engine (see [`cells`]); accessors widen to `Mask`.
+    board: Cells,
+    stones: [Cells; 2],
     /// Opponent stones each seat has proven (by collision or sense).
-    proven: [Mask; 2],
-    mover: Seat,
+    proven: [Cells; 2],
+    /// The seat to move (a `u8` keeps the state small: the simulator moves it by value).
+    mover: u8,
     plies: u32,
     max_plies: u32,
-    probes: [u32; 2],
-    guesses_made: [u32; 2],
-    guesses_right: [u32; 2],
+    // Small counters keep the state small (the simulator moves it by value): at
+    // most one probe per ply, at most one guess per cell per ply.
+    probes: [u8; 2],
+    guesses_made: [u16; 2],
+    guesses_right: [u16; 2],
     /// Guess recorded for the coming ply (`record_guess` runs before `apply`).
     pending_guess: u32,
-    history: Vec<PlyRecord>,
+    history: History,
     outcome: Option<Outcome>,
 }
 
 impl FogState {
     pub fn new(v: &'static Variant) -> Self {
         let n = v.size;
+        assert!(n * n <= MAX_CELLS, "{}: {n} x {n} is too large", v.id);
+        assert!(
+            v.max_plies as usize <= history::MAX_PLIES,
+            "{}: too many plies",
+            v.id
+        );
         FogState {
             v,
-            n,
-            board: (1 << (n * n)) - 1,
+            board: ((1u64 << (n * n)) - 1) as Cells,
             stones: [0; 2],
             proven: [0; 2],
             mover: 0,
@@ -181,7 +195,7 @@ impl FogState {
             guesses_made: [0; 2],
             guesses_right: [0; 2],
             pending_guess: 0,
-            history: Vec::new(),
+            history: History::new(),
             outcome: None,
         }
     }
@@ -195,19 +209,24 @@ impl FogState {
         self.v
     }
     pub fn size(&self) -> usize {
-        self.n
+        self.n()
+    }
+    #[inline]
+    fn n(&self) -> usize {
+        self.v.size
     }
     pub fn board(&self) -> Mask {
-        self.board
+        self.board as Mask
     }
     pub fn stones(&self, seat: Seat) -> Mask {
-        self.stones[seat]
+        self.stones[seat] as Mask
     }
     pub fn proven(&self, seat: Seat) -> Mask {
-        self.proven[seat]
+        self.proven[seat] as Mask
     }
-    pub fn history(&self) -> &[PlyRecord] {
-        &self.history
+    /// Every ply so far, in order.
+    pub fn history(&self) -> Vec<PlyRecord> {
+        self.history.iter().collect()
     }
     pub fn max_plies(&self) -> u32 {
         self.max_plies
@@ -216,13 +235,20 @@ impl FogState {
         self.v.mode == Mode::DarkHex
     }
     fn geometry(&self) -> &'static Geometry {
-        hexgrid::geometry(self.n)
+        hexgrid::geometry(self.n())
     }
 
     /// Cells `seat` may attempt: on the board, not its own, not proven occupied.
     /// The validator and every seat-facing list use this one function.
     pub fn legal_attempts(&self, seat: Seat) -> Mask {
         self.knowledge(seat).legal_attempts()
+    }
+
+    /// [`Self::legal_attempts`] on the engine's `u32` cells, for the hot path of
+    /// `random` (a test checks the two agree).
+    #[inline]
+    fn legal_cells(&self, seat: Seat) -> Cells {
+        self.board & !self.stones[seat] & !self.proven[seat]
     }
 
     /// What `seat` knows (own stones, proven opponent stones).
@@ -233,7 +259,7 @@ impl FogState {
     /// Legal sense anchors: every on-board cell when the variant senses, else none.
     pub fn legal_anchors(&self) -> Mask {
         if self.v.sense > 0 {
-            self.board
+            self.board as Mask
         } else {
             0
         }
@@ -242,13 +268,13 @@ impl FogState {
     /// The sensed block around `anchor`: `(file+i, rank+j)` for |i|, |j| <= sense/2, clipped.
     pub fn sense_block(&self, anchor: usize) -> Mask {
         let r = (self.v.sense / 2) as isize;
-        let (f0, r0) = (anchor % self.n, anchor / self.n);
+        let (f0, r0) = (anchor % self.n(), anchor / self.n());
         let mut m = 0;
         for dr in -r..=r {
             for df in -r..=r {
                 let (f, rk) = (f0 as isize + df, r0 as isize + dr);
-                if (0..self.n as isize).contains(&f) && (0..self.n as isize).contains(&rk) {
-                    m |= 1 << (rk as usize * self.n + f as usize);
+                if (0..self.n() as isize).contains(&f) && (0..self.n() as isize).contains(&rk) {
+                    m |= 1 << (rk as usize * self.n() + f as usize);
                 }
             }
         }
@@ -259,13 +285,13 @@ impl FogState {
     pub fn dist(&self, own: Mask, opp: Mask, seat: Seat) -> u8 {
         match self.v.mode {
             Mode::DarkHex => self.geometry().dist_to_win(own, opp, seat),
-            Mode::PhantomTtt => ttt_dist(self.n, own, opp),
+            Mode::PhantomTtt => ttt_dist(self.n(), own, opp),
         }
     }
 
     /// `distToWin` on the TRUE board (scorebug, results, adjudication).
     pub fn true_dist(&self, seat: Seat) -> u8 {
-        self.dist(self.stones[seat], self.stones[1 - seat], seat)
+        self.dist(self.stones(seat), self.stones(1 - seat), seat)
     }
 
     /// `distToWin` on `seat`'s BELIEVED board: its stones, its proven opponent
@@ -279,10 +305,10 @@ impl FogState {
         self.proven[seat].count_ones()
     }
     pub fn probes(&self, seat: Seat) -> u32 {
-        self.probes[seat]
+        self.probes[seat].into()
     }
     pub fn guesses_made(&self, seat: Seat) -> u32 {
-        self.guesses_made[seat]
+        self.guesses_made[seat].into()
     }
     /// Fraction of guessed cells that held an opponent stone; `None` before any guess.
     pub fn guess_accuracy(&self, seat: Seat) -> Option<f64> {
@@ -295,12 +321,12 @@ impl FogState {
         let o = self.outcome.as_ref()?;
         let w = o.winner?;
         match o.ending {
-            Ending::Connection => self.geometry().winning_path(self.stones[w], w),
+            Ending::Connection => self.geometry().winning_path(self.stones(w), w),
             Ending::Line => {
                 let last = self.history.last()?.cell as usize;
-                let line = lines(self.n)
+                let line = lines(self.n())
                     .iter()
-                    .find(|&&l| l >> last & 1 == 1 && l & self.stones[w] == l)?;
+                    .find(|&&l| l >> last & 1 == 1 && l & self.stones(w) == l)?;
                 Some(bits(*line).collect())
             }
             _ => None,
@@ -313,10 +339,10 @@ impl FogState {
         if self.outcome.is_some() {
             return;
         }
-        let mut mask = 0u32;
-        for text in cells.iter().take(self.n * self.n) {
-            if let Some((f, r)) = parse_cell(&squeeze(text), self.n, self.n) {
-                mask |= 1 << (r * self.n + f);
+        let mut mask: u32 = 0;
+        for text in cells.iter().take(self.n() * self.n()) {
+            if let Some((f, r)) = parse_cell(&squeeze(text), self.n(), self.n()) {
+                mask |= 1 << (r * self.n() + f);
             }
         }
         self.pending_guess = mask;
@@ -330,7 +356,7 @@ impl FogState {
     }
 
     fn cell_text(&self, cell: usize) -> String {
-        cell_name(cell % self.n, cell / self.n)
+        cell_name(cell % self.n(), cell / self.n())
     }
 
     /// Algebraic names of a mask's cells, file by file (a1 a2 .. b1 ..).
@@ -340,7 +366,7 @@ impl FogState {
 
     /// A mask's cells in reading order a1, a2, .., b1, ..
     fn file_major(&self, m: Mask) -> impl Iterator<Item = usize> + '_ {
-        let n = self.n;
+        let n = self.n();
         (0..n * n)
             .map(move |i| (i % n) * n + i / n)
             .filter(move |&c| m >> c & 1 == 1)
@@ -351,33 +377,60 @@ impl FogState {
         Outcome::higher_wins([-d[0], -d[1]], ending)
     }
 
+    /// Did `seat`'s stone on `cell` win? No earlier placement won (it would have
+    /// ended the game), so any connection or line runs through `cell`, and there
+    /// is none when `cell` is not the seat's (a collision).
+    #[inline]
     fn won_by(&self, seat: Seat, cell: usize) -> Option<Ending> {
+        let own = self.stones[seat];
         match self.v.mode {
-            Mode::DarkHex => {
-                let (g, own) = (self.geometry(), self.stones[seat]);
-                // Cheap necessary condition first: stones on both of the seat's edges.
-                let touches = own & g.source(seat) != 0 && own & g.target(seat) != 0;
-                (touches && g.connects(own, seat)).then_some(Ending::Connection)
-            }
-            Mode::PhantomTtt => lines(self.n)
+            Mode::DarkHex => cells::hex_grid(self.n())
+                .connects_through(own, cell, seat)
+                .then_some(Ending::Connection),
+            Mode::PhantomTtt if self.n() == 3 => cells::ttt3_has_line(own).then_some(Ending::Line),
+            Mode::PhantomTtt => lines(self.n())
                 .iter()
-                .any(|&l| l >> cell & 1 == 1 && l & self.stones[seat] == l)
+                .any(|&l| l >> cell & 1 == 1 && l & own as Mask == l)
                 .then_some(Ending::Line),
         }
     }
 
+    // The rare parts of `apply`, out of line so the per-ply path stays small.
+
+    #[cold]
+    #[inline(never)]
+    fn count_guess(&mut self, me: Seat, guess: u32) {
+        self.guesses_made[me] += guess.count_ones() as u16;
+        self.guesses_right[me] += (guess & self.stones[1 - me]).count_ones() as u16;
+    }
+
+    /// Step 6 for `me` sensing around `anchor`: (opponent stones, empty cells) in the block.
+    #[inline(never)]
+    fn sense(&mut self, me: Seat, anchor: usize) -> (Cells, Cells) {
+        let block = self.sense_block(anchor) as Cells;
+        let found = block & self.stones[1 - me];
+        self.proven[me] |= found;
+        (found, block & !self.stones[0] & !self.stones[1])
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self, outcome: impl FnOnce(&Self) -> Outcome) {
+        self.outcome = Some(outcome(self));
+    }
+
     /// Why `text`'s cells do not make a legal attempt, if they do not.
     fn check_attempt(&self, text: &str, anchor: Option<&str>, cell: &str) -> CoreResult<Attempt> {
-        let me = self.mover;
+        let me = self.mover as Seat;
         let on_board = |tok: &str| {
-            parse_cell(tok, self.n, self.n)
-                .map(|(f, r)| r * self.n + f)
+            parse_cell(tok, self.n(), self.n())
+                .map(|(f, r)| r * self.n() + f)
                 .ok_or_else(|| {
                     self.illegal(
                         text,
                         format!(
                             "{tok} is off the board (a1..{})",
-                            self.cell_text(self.n * self.n - 1)
+                            self.cell_text(self.n() * self.n() - 1)
                         ),
                     )
                 })
@@ -393,7 +446,7 @@ impl FogState {
         let c = on_board(cell)?;
         // The same mask the seat's view lists; the reason says which rule excludes the cell.
         if self.legal_attempts(me) >> c & 1 == 0 {
-            let reason = if self.stones[me] >> c & 1 == 1 {
+            let reason = if self.stones(me) >> c & 1 == 1 {
                 format!("{cell} already holds your stone")
             } else {
                 format!("{cell} is known to hold an opponent stone")
@@ -420,7 +473,7 @@ impl FogState {
         CoreError::illegal(
             text,
             format!("{reason}; a move is {}", self.move_shape()),
-            self.names(self.legal_attempts(self.mover)),
+            self.names(self.legal_attempts(self.mover as Seat)),
         )
     }
 }
@@ -474,11 +527,6 @@ fn cell_tokens(s: &str) -> Vec<&str> {
     out
 }
 
-/// Select the `k`-th set bit (0-based) of a mask.
-fn nth_bit(m: Mask, k: usize) -> usize {
-    bits(m).nth(k).expect("k < popcount")
-}
-
 impl Game for FogState {
     type Move = Attempt;
     const SEED_FREE_START: bool = true;
@@ -490,7 +538,7 @@ impl Game for FogState {
         2
     }
     fn active_seat(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.mover)
+        self.outcome.is_none().then_some(self.mover as Seat)
     }
     fn plies(&self) -> u32 {
         self.plies
@@ -504,16 +552,16 @@ impl Game for FogState {
         if self.outcome.is_some() {
             return;
         }
-        let cells: Vec<usize> = self.file_major(self.legal_attempts(self.mover)).collect();
+        let cells = self.legal_attempts(self.mover as Seat);
         if self.v.sense == 0 {
-            out.extend(cells.iter().map(|&c| Attempt {
+            out.extend(self.file_major(cells).map(|c| Attempt {
                 anchor: None,
                 cell: c as u8,
             }));
             return;
         }
         for a in self.file_major(self.legal_anchors()) {
-            out.extend(cells.iter().map(|&c| Attempt {
+            out.extend(self.file_major(cells).map(|c| Attempt {
                 anchor: Some(a as u8),
                 cell: c as u8,
             }));
@@ -522,35 +570,27 @@ impl Game for FogState {
 
     /// Steps 6-12 of the spec's resolution order for one ply.
     fn apply(&mut self, mv: Attempt) {
-        let me = self.mover;
+        let me = self.mover as Seat;
         let opp = 1 - me;
         let cell = mv.cell as usize;
         debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
         let guess = std::mem::take(&mut self.pending_guess);
-        self.guesses_made[me] += guess.count_ones();
-        self.guesses_right[me] += (guess as Mask & self.stones[opp]).count_ones();
+        if guess != 0 {
+            self.count_guess(me, guess);
+        }
         // 6. Sense: opponent stones become knowledge; emptiness is logged with its ply.
-        let (mut sensed_stones, mut sensed_empty) = (0, 0);
-        if let Some(a) = mv.anchor {
-            let block = self.sense_block(a as usize);
-            let found = block & self.stones[opp];
-            self.proven[me] |= found;
-            sensed_stones = found as u32;
-            sensed_empty = (block & !self.stones[0] & !self.stones[1]) as u32;
-        }
-        // 7. Attempt.
-        let bit: Mask = 1 << cell;
+        let (sensed_stones, sensed_empty) = match mv.anchor {
+            Some(a) => self.sense(me, a as usize),
+            None => (0, 0),
+        };
+        // 7. Attempt. Whether it collides is a coin flip to the branch predictor,
+        // so steps 7-10 go without branching on it.
+        let bit: Cells = 1 << cell;
         let occupied = self.stones[opp] & bit != 0;
-        if occupied {
-            self.proven[me] |= bit;
-            self.probes[me] += 1;
-        } else {
-            self.stones[me] |= bit;
-        }
-        if self.history.capacity() == 0 {
-            // Clones of a fresh state start without a buffer: take the whole cap once.
-            self.history.reserve_exact(self.max_plies as usize);
-        }
+        let hit = Cells::from(occupied).wrapping_neg();
+        self.proven[me] |= bit & hit;
+        self.stones[me] |= bit & !hit;
+        self.probes[me] += u8::from(occupied);
         self.history.push(PlyRecord {
             seat: me as u8,
             anchor: mv.anchor,
@@ -561,23 +601,19 @@ impl Game for FogState {
             guess,
         });
         self.plies += 1;
-        // 9. Win check, after a placement only.
-        if !occupied {
-            if let Some(ending) = self.won_by(me, cell) {
-                self.outcome = Some(Outcome::win(me, ending));
-                return;
-            }
+        // 9. Win check, after a placement only: after a collision the cell is not
+        // the mover's and `won_by` finds nothing, so it needs no guard.
+        if let Some(ending) = self.won_by(me, cell) {
+            return self.settle(|_| Outcome::win(me, ending));
         }
         // 10. Turn transfer.
-        if !occupied || self.v.abrupt {
-            self.mover = opp;
-        }
+        self.mover ^= u8::from(!occupied || self.v.abrupt);
         // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
         if !self.is_hex() && (self.stones[0] | self.stones[1]) == self.board {
-            self.outcome = Some(Outcome::draw(Ending::BoardFull));
+            self.settle(|_| Outcome::draw(Ending::BoardFull));
         } else if self.plies >= self.max_plies {
             // 12. Ply cap.
-            self.outcome = Some(self.adjudicate(Ending::PlyCap));
+            self.settle(|g| g.adjudicate(Ending::PlyCap));
         }
     }
 
@@ -611,7 +647,7 @@ impl Game for FogState {
             _ => Err(CoreError::unparseable(
                 text,
                 format!("{} takes {}", self.v.id, self.move_shape()),
-                self.names(self.legal_attempts(self.mover)),
+                self.names(self.legal_attempts(self.mover as Seat)),
             )),
         }
     }

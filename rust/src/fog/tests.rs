@@ -497,3 +497,42 @@ fn the_simulator_clones_a_fresh_state_with_the_same_results() {
         assert_eq!(&slow, rec);
     }
 }
+
+#[test]
+fn random_draws_a_uniform_pick_of_the_legal_cells() {
+    // The simulator's `random_policy` reads the state's `u32` cells and selects a
+    // bit without a list; it must draw exactly what the plain reference draws from
+    // the same stream: `rng.pick` over the legal cells in index order (a1, b1, ..,
+    // a2, ..), then, in recon hex, `rng.below(cells)` for the anchor. (That is index
+    // order, not the file-major order of `legal_moves`, and the recon anchor is a
+    // second draw: the long-standing definition of this baseline, kept as is.)
+    let mut positions = 0;
+    for v in &VARIANTS {
+        let cells = v.size * v.size;
+        for seed in 0..300 {
+            let mut g = FogState::new(v);
+            let mut walk = Rng::new(seed);
+            while let Some(seat) = g.active_seat() {
+                let k = g.knowledge(seat);
+                assert_eq!(g.legal_cells(seat) as Mask, k.legal_attempts());
+                for draw in 0..4 {
+                    let stream = Rng::for_decision(seed * 7 + draw, g.plies());
+                    let legal: Vec<usize> = bits(k.legal_attempts()).collect();
+                    let mut r = stream.clone();
+                    let expected = Attempt {
+                        cell: r.pick(&legal) as u8,
+                        anchor: (v.sense > 0).then(|| r.below(cells) as u8),
+                    };
+                    let mut r = stream.clone();
+                    assert_eq!(baselines::random_policy(&g, &mut r), expected);
+                    let mut r = stream.clone();
+                    assert_eq!(baselines::random(&k, &mut r), expected);
+                }
+                positions += 1;
+                let moves = g.legal_moves();
+                g.apply(walk.pick(&moves));
+            }
+        }
+    }
+    assert!(positions > 10_000, "{positions}");
+}

@@ -109,7 +109,7 @@ pub fn seat(g: &FogState, seat: Seat) -> Value {
         m.insert("seenEmpty".into(), seen_empty_json(g, seat));
     }
     let log: Vec<Value> = own_log(g, seat)
-        .map(|(ply, r)| log_entry(g, ply, r))
+        .map(|(ply, r)| log_entry(g, ply, &r))
         .collect();
     m.insert("log".into(), json!(log));
     m.insert("legalAttempts".into(), legal_attempts_json(g, &k));
@@ -191,7 +191,7 @@ pub fn spectator(g: &FogState) -> Value {
             k.insert(
                 "log".into(),
                 json!(own_log(g, s)
-                    .map(|(ply, r)| log_entry(g, ply, r))
+                    .map(|(ply, r)| log_entry(g, ply, &r))
                     .collect::<Vec<_>>()),
             );
             Value::Object(k)

@@ -1,0 +1,331 @@
+//! The per-ply kernels of the fog engine on `u32` cell sets.
+//!
+//! Fog boards have at most [`MAX_CELLS`] cells, so the engine keeps its masks
+//! in a `u32` (the shared kernels work on `u128`, which costs two registers and
+//! a software popcount per operation on the hot path of a random game). The
+//! adjacency here is [`crate::kernels::hexgrid`]'s, restated on `u32`; the
+//! tests check it, the connection test and the line test against the kernel
+//! versions on random boards.
+
+use super::MAX_CELLS;
+
+/// A set of cells, bit `rank * n + file` (a1 is bit 0).
+pub type Cells = u32;
+
+const _: () = assert!(MAX_CELLS <= Cells::BITS as usize);
+
+/// A cell set ready for counting and selecting without walking its bits (no
+/// data-dependent branch: `random` selects the k-th legal cell every ply, and a
+/// bit-walking loop mispredicts its exit).
+#[derive(Clone, Copy, Debug)]
+pub struct Ranked {
+    m: Cells,
+    /// Byte `i` holds the number of set bits in bytes `0..=i` of `m`.
+    running: u32,
+}
+
+impl Ranked {
+    #[inline]
+    pub fn new(m: Cells) -> Self {
+        // Per-byte popcounts (the SWAR popcount), then running sums by one multiply
+        // (each byte at most 32, so no carries between bytes).
+        let b = m - ((m >> 1) & 0x5555_5555);
+        let b = (b & 0x3333_3333) + ((b >> 2) & 0x3333_3333);
+        let b = (b + (b >> 4)) & 0x0F0F_0F0F;
+        Ranked {
+            m,
+            running: b.wrapping_mul(0x0101_0101),
+        }
+    }
+
+    /// The number of set bits.
+    #[inline]
+    pub fn count(&self) -> usize {
+        (self.running >> 24) as usize
+    }
+
+    /// The `k`-th set bit (0-based, lowest first); `k` < [`Self::count`].
+    #[inline]
+    pub fn nth(&self, k: usize) -> usize {
+        debug_assert!(k < self.count());
+        let k = k as u32;
+        // High bit of byte i set iff running_i > k (running_i | 0x80 >= 128 > k + 1,
+        // so no byte borrows from the next): the wanted bit is in the first such byte.
+        let past = ((self.running | 0x8080_8080) - (k + 1) * 0x0101_0101) & 0x8080_8080;
+        let shift = past.trailing_zeros() & !7;
+        // Set bits in the bytes below it: byte `shift / 8 - 1` of the running sums.
+        let below = ((self.running << 8) >> shift) & 0xFF;
+        let byte = (self.m >> shift) & 0xFF;
+        shift as usize + SELECT_IN_BYTE[byte as usize][(k - below) as usize] as usize
+    }
+}
+
+/// `SELECT_IN_BYTE[b][j]`: the position of the `j`-th set bit of byte `b`.
+static SELECT_IN_BYTE: [[u8; 8]; 256] = select_table();
+
+const fn select_table() -> [[u8; 8]; 256] {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut j, mut bit) = (0, 0);
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[b][j] = bit as u8;
+                j += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+}
+
+/// Edges and board of one hex size, as `u32` masks.
+#[derive(Clone, Copy, Debug)]
+pub struct HexGrid {
+    n: u32,
+    board: Cells,
+    first_file: Cells,
+    last_file: Cells,
+    first_rank: Cells,
+    last_rank: Cells,
+}
+
+/// Largest side whose board fits [`MAX_CELLS`].
+const MAX_SIDE: usize = 5;
+const _: () = assert!(MAX_SIDE * MAX_SIDE <= MAX_CELLS);
+
+const fn build(n: usize) -> HexGrid {
+    let (mut first_file, mut last_file, mut first_rank, mut last_rank) = (0, 0, 0, 0);
+    let mut i = 0;
+    while i < n {
+        first_file |= 1 << (i * n);
+        last_file |= 1 << (i * n + n - 1);
+        first_rank |= 1 << i;
+        last_rank |= 1 << ((n - 1) * n + i);
+        i += 1;
+    }
+    let board = if n == 0 {
+        0
+    } else {
+        ((1u64 << (n * n)) - 1) as Cells
+    };
+    HexGrid {
+        n: n as u32,
+        board,
+        first_file,
+        last_file,
+        first_rank,
+        last_rank,
+    }
+}
+
+static GRIDS: [HexGrid; MAX_SIDE + 1] =
+    [build(0), build(1), build(2), build(3), build(4), build(5)];
+
+/// The grid of side `n` (1..=5).
+#[inline]
+pub fn hex_grid(n: usize) -> &'static HexGrid {
+    &GRIDS[n]
+}
+
+impl HexGrid {
+    /// Every cell adjacent to some cell of `m` (may include cells of `m`): the
+    /// six hex directions of `hexgrid::Geometry::expand`.
+    #[inline]
+    fn expand(&self, m: Cells) -> Cells {
+        let n = self.n;
+        let left = (m >> 1) & !self.last_file;
+        let right = (m << 1) & !self.first_file;
+        let down = m >> n;
+        let up = m << n;
+        let down_right = (m >> (n - 1)) & !self.first_file;
+        let up_left = (m << (n - 1)) & !self.last_file;
+        (left | right | down | up | down_right | up_left) & self.board
+    }
+
+    /// The cells of `through` connected to `seed & through` inside `through`.
+    #[inline]
+    fn flood(&self, seed: Cells, through: Cells) -> Cells {
+        let mut reach = seed & through;
+        loop {
+            let next = reach | (self.expand(reach) & through);
+            if next == reach {
+                return reach;
+            }
+            reach = next;
+        }
+    }
+
+    /// The edges `seat` joins: file a and the last file for seat 0, rank 1 and the last rank for seat 1.
+    #[inline]
+    fn edges(&self, seat: usize) -> (Cells, Cells) {
+        if seat == 0 {
+            (self.first_file, self.last_file)
+        } else {
+            (self.first_rank, self.last_rank)
+        }
+    }
+
+    /// Does `own` connect `seat`'s edges, given that it did not before its stone
+    /// on `cell` was placed? Any new connection runs through `cell`, so only the
+    /// chain holding it is grown (none when `cell` is not in `own`: false).
+    #[inline]
+    pub fn connects_through(&self, own: Cells, cell: usize, seat: usize) -> bool {
+        if !self.spans(own, seat) {
+            return false;
+        }
+        let (source, target) = self.edges(seat);
+        let chain = self.flood(1 << cell, own);
+        chain & source != 0 && chain & target != 0
+    }
+
+    /// A cheap necessary condition for a connection: a hex step changes the file
+    /// and the rank by at most one, so a chain joining seat 0's edges has a stone
+    /// in every file, and one joining seat 1's edges a stone in every rank.
+    #[inline]
+    fn spans(&self, own: Cells, seat: usize) -> bool {
+        let n = self.n;
+        let mut lanes = 0;
+        for i in 0..n {
+            lanes |= if seat == 0 {
+                // File f of any rank lands on bit f of the first rank.
+                (own >> (i * n)) & self.first_rank
+            } else {
+                // Rank r of any file lands on bit r * n of the first file.
+                (own >> i) & self.first_file
+            };
+        }
+        lanes
+            == if seat == 0 {
+                self.first_rank
+            } else {
+                self.first_file
+            }
+    }
+}
+
+/// For every 3 x 3 board of one seat's marks (bit `rank * 3 + file`), whether it
+/// holds a full row, file or diagonal: bit `m % 64` of word `m / 64`.
+static TTT3_HAS_LINE: [u64; 8] = ttt3_table();
+
+const TTT3_LINES: [Cells; 8] = [
+    0b000_000_111,
+    0b000_111_000,
+    0b111_000_000,
+    0b001_001_001,
+    0b010_010_010,
+    0b100_100_100,
+    0b100_010_001,
+    0b001_010_100,
+];
+
+const fn ttt3_table() -> [u64; 8] {
+    let mut table = [0u64; 8];
+    let mut m = 0;
+    while m < 512 {
+        let mut i = 0;
+        while i < TTT3_LINES.len() {
+            if m & TTT3_LINES[i] == TTT3_LINES[i] {
+                table[m as usize / 64] |= 1 << (m % 64);
+            }
+            i += 1;
+        }
+        m += 1;
+    }
+    table
+}
+
+/// Does a 3 x 3 set of marks hold a line?
+#[inline]
+pub fn ttt3_has_line(marks: Cells) -> bool {
+    let m = (marks & 0x1FF) as usize;
+    TTT3_HAS_LINE[m / 64] >> (m % 64) & 1 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fog::lines;
+    use crate::kernels::hexgrid::{self, bits, Mask};
+    use crate::rng::Rng;
+
+    #[test]
+    fn ranked_counts_and_selects_the_bits_in_order() {
+        let mut rng = Rng::new(17);
+        let sparse = |rng: &mut Rng| rng.next_u64() as Cells & rng.next_u64() as Cells;
+        let masks = (0..40_000).map(|i| match i % 4 {
+            0 => rng.next_u64() as Cells & ((1 << MAX_CELLS) - 1),
+            1 => sparse(&mut rng),
+            2 => rng.next_u64() as Cells,
+            _ => 1 << (i % 32),
+        });
+        for m in masks.chain([0, Cells::MAX, (1 << MAX_CELLS) - 1]) {
+            let r = Ranked::new(m);
+            assert_eq!(r.count(), m.count_ones() as usize, "{m:#x}");
+            for (k, c) in bits(m as Mask).enumerate() {
+                assert_eq!(r.nth(k), c, "{m:#x} {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn grids_match_the_kernel_geometry() {
+        for n in 1..=MAX_SIDE {
+            let (ours, kernel) = (hex_grid(n), hexgrid::geometry(n));
+            assert_eq!(ours.board as Mask, kernel.board);
+            for seat in 0..2 {
+                let (s, t) = ours.edges(seat);
+                assert_eq!(
+                    (s as Mask, t as Mask),
+                    (kernel.source(seat), kernel.target(seat))
+                );
+            }
+            for c in 0..n * n {
+                let one = 1 << c;
+                assert_eq!(ours.expand(one) as Mask, kernel.expand(one as Mask));
+            }
+        }
+    }
+
+    #[test]
+    fn connection_through_the_last_stone_matches_the_kernel() {
+        // Random fills, one stone at a time, stopping at the first connection:
+        // the incremental test must agree with the kernel's full flood at every step.
+        let mut rng = Rng::new(5);
+        for n in 1..=MAX_SIDE {
+            let kernel = hexgrid::geometry(n);
+            for _ in 0..4000 {
+                let seat = rng.below(2);
+                let mut order: Vec<usize> = (0..n * n).collect();
+                rng.shuffle(&mut order);
+                let mut own: Cells = 0;
+                for &c in order.iter().take(rng.below(n * n) + 1) {
+                    own |= 1 << c;
+                    let expected = kernel.connects(own as Mask, seat);
+                    assert_eq!(hex_grid(n).connects_through(own, c, seat), expected);
+                    // A cell the seat does not own (a collision) never connects.
+                    let other = order[rng.below(n * n)];
+                    if own >> other & 1 == 0 {
+                        assert!(!hex_grid(n).connects_through(own, other, seat));
+                    }
+                    if expected {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_line_table_matches_the_lines() {
+        assert_eq!(
+            TTT3_LINES.iter().map(|&l| l as Mask).collect::<Vec<_>>(),
+            lines(3)
+        );
+        for m in 0..512u32 {
+            let expected = lines(3).iter().any(|&l| l & !(m as Mask) == 0);
+            assert_eq!(ttt3_has_line(m), expected, "{m:#b}");
+        }
+    }
+}

@@ -20,6 +20,73 @@ pub fn rotation_index(seed: i64) -> usize {
     seed.rem_euclid(4) as usize
 }
 
+/// A game's move record with room for every ply up to the cap, held inline: the
+/// simulator clones a fresh state per episode, and a cloned `Vec` would start with
+/// no spare capacity and reallocate as the game grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveRecord<T: Copy + Default, const N: usize> {
+    moves: [T; N],
+    len: usize,
+}
+
+impl<T: Copy + Default, const N: usize> Default for MoveRecord<T, N> {
+    fn default() -> Self {
+        MoveRecord {
+            moves: [T::default(); N],
+            len: 0,
+        }
+    }
+}
+
+impl<T: Copy + Default, const N: usize> MoveRecord<T, N> {
+    /// Record one more move; the caller's ply cap keeps it within `N`.
+    #[inline]
+    pub fn push(&mut self, mv: T) {
+        self.moves[self.len] = mv;
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        &self.moves[..self.len]
+    }
+}
+
+/// Index of the k-th (0-based) set bit of `w`, lowest first; `w` has more than k
+/// bits. Constant time: halve the word by popcounts, then a table for the last byte.
+#[inline]
+pub(crate) fn select64(mut w: u64, mut k: u32) -> u32 {
+    let mut base = 0;
+    for width in [32, 16, 8] {
+        let low = (w & ((1u64 << width) - 1)).count_ones();
+        let past = k >= low;
+        let shift = if past { width } else { 0 };
+        k -= if past { low } else { 0 };
+        w >>= shift;
+        base += shift;
+    }
+    base + SELECT_IN_BYTE[(k as usize & 7) << 8 | (w & 0xFF) as usize] as u32
+}
+
+/// `SELECT_IN_BYTE[k << 8 | b]`: the index of the k-th set bit of byte `b` (8 if none).
+static SELECT_IN_BYTE: [u8; 2048] = select_table();
+
+const fn select_table() -> [u8; 2048] {
+    let mut t = [8u8; 2048];
+    let mut b = 0;
+    while b < 256 {
+        let (mut bit, mut k) = (0, 0);
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[k << 8 | b] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+}
+
 /// A gauntlet game: perfect information, two seats, a `standing` heuristic.
 pub trait Gauntlet: Game {
     /// The spec's `standing(sim, seat)`: higher is better for `seat`, from the true board.
@@ -72,5 +139,37 @@ pub fn tactician<G: Gauntlet>(g: &G, rng: &mut Rng) -> G::Move {
         rng.pick(&best)
     } else {
         rng.pick(&wins)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain loop `select64` replaces.
+    fn select_by_loop(mut w: u64, k: u32) -> u32 {
+        for _ in 0..k {
+            w &= w - 1;
+        }
+        w.trailing_zeros()
+    }
+
+    #[test]
+    fn select64_agrees_with_the_bit_loop() {
+        let mut rng = Rng::new(5);
+        for round in 0..20_000 {
+            // Sparse, dense and uniform words.
+            let (a, b) = (rng.next_u64(), rng.next_u64());
+            let w = match round % 3 {
+                0 => a & b,
+                1 => a | b,
+                _ => a,
+            };
+            for k in 0..w.count_ones() {
+                assert_eq!(select64(w, k), select_by_loop(w, k), "{w:#x} {k}");
+            }
+        }
+        assert_eq!(select64(1 << 63, 0), 63);
+        assert_eq!(select64(u64::MAX, 63), 63);
     }
 }

@@ -131,11 +131,11 @@ impl Hex {
     /// true when the joined group touches both of `seat`'s edges. The board was not
     /// connected before, so only the new stone's group can join them.
     #[inline]
-    fn join_group(&mut self, cell: u8, seat: Seat) -> bool {
+    fn join_group(&mut self, cell: u8, seat: Seat, own: Mask) -> bool {
         let c = cell as usize;
         self.parent[c] = cell;
         let mut edges = EDGES[seat][c];
-        let mut friends = NEIGHBORS[c] & self.stones[seat] as u64;
+        let mut friends = NEIGHBORS[c] & own as u64;
         while friends != 0 {
             let root = self.root(friends.trailing_zeros() as usize);
             friends &= friends - 1;
@@ -163,9 +163,11 @@ impl Hex {
     /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> u8 {
-        let empty = geo().board & !self.stones[0] & !self.stones[1];
-        let k = rng.below(empty.count_ones() as usize);
-        nth_bit(empty, k) as u8
+        // Every ply placed one stone, and the 7 x 7 board fits the low word.
+        let empty = (geo().board & !self.stones[0] & !self.stones[1]) as u64;
+        debug_assert_eq!(empty.count_ones(), CELLS as u32 - self.plies);
+        let k = rng.below(CELLS - self.plies as usize);
+        select64(empty, k as u32) as u8
     }
 
     fn stones_json(&self) -> Value {
@@ -222,13 +224,14 @@ impl Game for Hex {
     fn apply(&mut self, cell: u8) {
         debug_assert!(self.outcome.is_none() && self.stone_at(cell as usize).is_none());
         let me = self.mover;
-        self.stones[me] |= 1 << cell;
+        let own = self.stones[me] | 1 << cell;
+        self.stones[me] = own;
         self.plies += 1;
         self.history.push(cell);
         self.mover = 1 - me;
         // The win check precedes the cap: the 49th stone fills the board, and a
         // full hex board always holds exactly one connection.
-        if self.join_group(cell, me) {
+        if self.join_group(cell, me, own) {
             self.outcome = Some(Outcome::win(me, Ending::Connection));
         } else if self.plies >= MAX_PLIES {
             self.outcome = Some(super::adjudicate(self, Ending::PlyCap));

@@ -52,19 +52,25 @@ impl<T: Copy + Default, const N: usize> MoveRecord<T, N> {
 }
 
 /// Index of the k-th (0-based) set bit of `w`, lowest first; `w` has more than k
-/// bits. Constant time: halve the word by popcounts, then a table for the last byte.
+/// bits. Constant time and branch-free (Vigna's broadword select): per-byte bit
+/// counts, their running sums by one multiply, the byte holding the bit by a
+/// bytewise compare, then a table for the bit within that byte.
 #[inline]
-pub(crate) fn select64(mut w: u64, mut k: u32) -> u32 {
-    let mut base = 0;
-    for width in [32, 16, 8] {
-        let low = (w & ((1u64 << width) - 1)).count_ones();
-        let past = k >= low;
-        let shift = if past { width } else { 0 };
-        k -= if past { low } else { 0 };
-        w >>= shift;
-        base += shift;
-    }
-    base + SELECT_IN_BYTE[(k as usize & 7) << 8 | (w & 0xFF) as usize] as u32
+pub(crate) fn select64(w: u64, k: u32) -> u32 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut counts = w - ((w >> 1) & 0x5555_5555_5555_5555);
+    counts = (counts & 0x3333_3333_3333_3333) + ((counts >> 2) & 0x3333_3333_3333_3333);
+    counts = (counts + (counts >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // Byte i: set bits in bytes 0..=i (at most 64, so no carry between bytes).
+    let running = counts.wrapping_mul(ONES);
+    // High bit of byte i set iff running_i <= k: the bytes wholly before the k-th bit.
+    let before = ((k as u64 * ONES | HIGHS) - running) & HIGHS;
+    let byte = ((before >> 7).wrapping_mul(ONES) >> 56) as u32;
+    let shift = byte * 8;
+    let skipped = ((running << 8) >> shift) as u32 & 0xFF;
+    let within = (k - skipped) as usize;
+    shift + SELECT_IN_BYTE[(within & 7) << 8 | (w >> shift) as usize & 0xFF] as u32
 }
 
 /// `SELECT_IN_BYTE[k << 8 | b]`: the index of the k-th set bit of byte `b` (8 if none).

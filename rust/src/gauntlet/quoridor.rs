@@ -15,7 +15,7 @@ use super::Gauntlet;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::gauntlet::hex::nth_bit;
-use crate::kernels::paths::{grid, Blocked, Grid, Mask};
+use crate::kernels::paths::{Blocked, Grid, Mask};
 use crate::rng::Rng;
 
 pub const SIZE: usize = 9;
@@ -60,8 +60,12 @@ pub fn encode(action: Action) -> u8 {
     }
 }
 
+/// The board's grid as a compile-time constant (see [`Grid::new`]).
+static G9: Grid = Grid::new(SIZE);
+
+#[inline]
 fn g9() -> &'static Grid {
-    grid(SIZE)
+    &G9
 }
 
 fn cell_text(cell: usize) -> String {

@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value};
 
-use super::Gauntlet;
+use super::{Gauntlet, MoveRecord};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::gauntlet::hex::nth_bit;
@@ -164,11 +164,16 @@ pub struct Quoridor {
     /// Lattice points on the barrier (the rim, and every point a wall covers).
     barrier: u128,
     /// Every wall placed, in order, with its owner.
-    placed: Vec<(u8, Seat)>,
+    placed: MoveRecord<(u8, Seat), { 2 * WALLS as usize }>,
     mover: Seat,
     plies: u32,
-    history: Vec<u8>,
+    history: MoveRecord<u8, { MAX_PLIES as usize }>,
     outcome: Option<Outcome>,
+    /// Per seat, the steps of one open walk from its pawn to its goal rank, kept
+    /// while any wall is left to place (see [`Quoridor::legal_walls`]): a walk stays
+    /// open until a wall blocks one of its steps or its pawn moves, and only then is
+    /// searched again. A function of the history, like every other field.
+    walks: [Blocked; 2],
 }
 
 impl Default for Quoridor {
@@ -179,18 +184,50 @@ impl Default for Quoridor {
 
 impl Quoridor {
     pub fn new() -> Self {
-        Quoridor {
+        let mut g = Quoridor {
             pawns: [4, (SIZE - 1) * SIZE + 4],
             walls_left: [WALLS; 2],
             h_walls: 0,
             v_walls: 0,
             blocked: Blocked::default(),
             barrier: rim_points(),
-            placed: Vec::new(),
+            placed: MoveRecord::default(),
             mover: 0,
             plies: 0,
-            history: Vec::with_capacity(MAX_PLIES as usize),
+            history: MoveRecord::default(),
             outcome: None,
+            walks: [Blocked::default(); 2],
+        };
+        for seat in 0..2 {
+            g.refresh_walk(seat);
+        }
+        g
+    }
+
+    /// Search `seat`'s walk again (the pawn moved, or a wall blocked the old walk).
+    fn refresh_walk(&mut self, seat: Seat) {
+        self.walks[seat] = g9()
+            .path_steps(self.pawns[seat], goal(seat), &self.blocked)
+            .unwrap_or_default();
+    }
+
+    /// Keep the walks open after a move, while a wall is left to place.
+    #[inline]
+    fn update_walks(&mut self, action: Action, mover: Seat) {
+        if self.walls_left == [0, 0] {
+            return;
+        }
+        match action {
+            Action::Pawn(_) => self.refresh_walk(mover),
+            Action::Wall(anchor, o) => {
+                let steps = wall_steps(anchor, o);
+                for seat in 0..2 {
+                    let walk = &self.walks[seat];
+                    if walk.up & steps.up != 0 || walk.right & steps.right != 0 {
+                        self.refresh_walk(seat);
+                    }
+                }
+            }
         }
     }
 
@@ -345,27 +382,25 @@ impl Quoridor {
         if unsure == [0, 0] {
             return legal;
         }
-        // A wall that blocks no step of a current shortest walk of either pawn leaves
-        // both walks open.
+        // A wall that blocks no step of either pawn's open walk leaves both walks open;
+        // one that blocks only one seat's walk can cut off only that seat.
         let grid = g9();
-        let mut walks = Blocked::default();
-        for seat in 0..2 {
-            if let Some(p) = grid.path_steps(self.pawns[seat], goal(seat), &self.blocked) {
-                walks.up |= p.up;
-                walks.right |= p.right;
-            }
-        }
-        let touches = [
-            on_anchors(walks.up, 0) | on_anchors(walks.up, 1),
-            on_anchors(walks.right, 0) | on_anchors(walks.right, SIZE),
-        ];
+        let touches = |walk: &Blocked| {
+            [
+                on_anchors(walk.up, 0) | on_anchors(walk.up, 1),
+                on_anchors(walk.right, 0) | on_anchors(walk.right, SIZE),
+            ]
+        };
+        let seat_touches = [touches(&self.walks[0]), touches(&self.walks[1])];
         for (slot, o) in [Orientation::H, Orientation::V].into_iter().enumerate() {
-            legal[slot] |= unsure[slot] & !touches[slot];
-            unsure[slot] &= touches[slot];
+            let touched = [seat_touches[0][slot], seat_touches[1][slot]];
+            legal[slot] |= unsure[slot] & !(touched[0] | touched[1]);
+            unsure[slot] &= touched[0] | touched[1];
             while unsure[slot] != 0 {
                 let anchor = unsure[slot].trailing_zeros() as usize;
                 unsure[slot] &= unsure[slot] - 1;
-                if self.keeps_paths(grid, anchor, o) {
+                let cut = [touched[0] >> anchor & 1 == 1, touched[1] >> anchor & 1 == 1];
+                if self.keeps_paths(grid, anchor, o, cut) {
                     legal[slot] |= 1 << anchor;
                 }
             }
@@ -375,7 +410,8 @@ impl Quoridor {
 
     /// Rule 3's path invariant for a wall whose other conditions hold.
     #[inline]
-    fn keeps_paths(&self, grid: &Grid, anchor: usize, o: Orientation) -> bool {
+    /// `at_risk[seat]`: the wall blocks a step of that seat's walk (the other walks stay open).
+    fn keeps_paths(&self, grid: &Grid, anchor: usize, o: Orientation, at_risk: [bool; 2]) -> bool {
         let steps = wall_steps(anchor, o);
         let after = Blocked {
             up: self.blocked.up | steps.up,
@@ -389,7 +425,7 @@ impl Quoridor {
         if grid.reaches_all(1 << corner, beside, &after) {
             return true;
         }
-        (0..2).all(|seat| grid.reaches(1 << self.pawns[seat], goal(seat), &after))
+        (0..2).all(|seat| !at_risk[seat] || grid.reaches(1 << self.pawns[seat], goal(seat), &after))
     }
 
     /// The `random` baseline without building the move list: the k-th legal move in
@@ -397,6 +433,9 @@ impl Quoridor {
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> u8 {
         let pawns = self.pawn_targets();
+        if self.walls_left[self.mover] == 0 {
+            return nth_bit(pawns, rng.below(pawns.count_ones() as usize)) as u8;
+        }
         let [h, v] = self.legal_walls();
         let (np, nh) = (pawns.count_ones() as usize, h.count_ones() as usize);
         let k = rng.below(np + nh + v.count_ones() as usize);
@@ -426,6 +465,7 @@ impl Quoridor {
     fn walls_json(&self) -> Value {
         Value::Array(
             self.placed
+                .as_slice()
                 .iter()
                 .map(|&(mv, seat)| json!({"wall": self.move_name(mv), "seat": seat}))
                 .collect(),
@@ -502,13 +542,15 @@ impl Game for Quoridor {
         debug_assert!(self.outcome.is_none());
         let me = self.mover;
         let mut reached_goal = false;
-        match decode(mv) {
+        let action = decode(mv);
+        match action {
             Action::Pawn(cell) => {
                 self.pawns[me] = cell;
                 reached_goal = goal(me) >> cell & 1 == 1;
             }
             Action::Wall(anchor, o) => self.place_wall(anchor, o),
         }
+        self.update_walks(action, me);
         self.plies += 1;
         self.history.push(mv);
         self.mover = 1 - me;
@@ -581,7 +623,7 @@ impl Game for Quoridor {
             "wallsLeft": self.walls_left,
             "blockedSteps": self.blocked_json(),
             "distToGoal": [self.dist_to_goal(0), self.dist_to_goal(1)],
-            "history": self.history.iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
+            "history": self.history.as_slice().iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
             "standing": [self.standing(0), self.standing(1)],
             "legalMoves": self.legal_names(),
         })
@@ -806,6 +848,52 @@ mod tests {
         g.try_apply("d9").unwrap();
         assert_eq!(g.outcome(), Some(&Outcome::win(0, Ending::GoalRow)));
         assert_eq!(g.results().unwrap()["wallsUsed"], json!([0, 7]));
+    }
+
+    /// Every wall the literal rule 3 allows, in move order.
+    fn plain_walls(g: &Quoridor) -> Vec<u8> {
+        [Orientation::H, Orientation::V]
+            .into_iter()
+            .flat_map(|o| (0..ANCHORS).map(move |a| (a, o)))
+            .filter(|&(a, o)| g.wall_refusal(a, o).is_none())
+            .map(|(a, o)| encode(Action::Wall(a, o)))
+            .collect()
+    }
+
+    #[test]
+    fn kept_walks_stay_open_and_walls_stay_exact_when_pawns_move_between_walls() {
+        // Random play that moves a pawn half the time, so walks are kept across pawn
+        // moves, jumps and walls alike while walls remain.
+        let mut walk = Rng::new(8);
+        let mut checked = 0;
+        for _ in 0..300 {
+            let mut g = Quoridor::new();
+            while g.active_seat().is_some() && g.walls_left != [0, 0] {
+                for seat in 0..2 {
+                    let w = g.walks[seat];
+                    assert_eq!(w.up & g.blocked.up, 0);
+                    assert_eq!(w.right & g.blocked.right, 0);
+                    // The walk's own steps lead from the pawn to the goal.
+                    let only_walk = Blocked {
+                        up: !w.up,
+                        right: !w.right,
+                    };
+                    assert!(g9().reaches(1 << g.pawns[seat], goal(seat), &only_walk));
+                }
+                let moves = g.legal_moves();
+                let walls: Vec<u8> = moves.iter().copied().filter(|&m| m >= H_BASE).collect();
+                assert_eq!(walls, plain_walls(&g));
+                checked += 1;
+                let pawns: Vec<u8> = moves.iter().copied().filter(|&m| m < H_BASE).collect();
+                let mv = if walls.is_empty() || walk.below(2) == 0 {
+                    walk.pick(&pawns)
+                } else {
+                    walk.pick(&walls)
+                };
+                g.apply(mv);
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     #[test]

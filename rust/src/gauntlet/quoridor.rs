@@ -408,21 +408,21 @@ impl Quoridor {
         legal
     }
 
-    /// Rule 3's path invariant for a wall whose other conditions hold.
+    /// Rule 3's path invariant for a wall whose other conditions hold; `at_risk[seat]`:
+    /// the wall blocks a step of that seat's walk (an unblocked walk stays open).
     #[inline]
-    /// `at_risk[seat]`: the wall blocks a step of that seat's walk (the other walks stay open).
     fn keeps_paths(&self, grid: &Grid, anchor: usize, o: Orientation, at_risk: [bool; 2]) -> bool {
         let steps = wall_steps(anchor, o);
         let after = Blocked {
             up: self.blocked.up | steps.up,
             right: self.blocked.right | steps.right,
         };
-        // The four cells beside the wall: if one reaches the other three, every blocked
-        // step has a detour. The detour is short, so this search stops early.
+        // The four cells beside the wall: if they still lie in one region, every blocked
+        // step has a detour. Opposite corners lie on opposite sides of the wall.
         let corner = anchor / (SIZE - 1) * SIZE + anchor % (SIZE - 1);
         let beside: Mask =
             1 << corner | 1 << (corner + 1) | 1 << (corner + SIZE) | 1 << (corner + SIZE + 1);
-        if grid.reaches_all(1 << corner, beside, &after) {
+        if grid.joins_all(1 << corner, 1 << (corner + SIZE + 1), beside, &after) {
             return true;
         }
         (0..2).all(|seat| !at_risk[seat] || grid.reaches(1 << self.pawns[seat], goal(seat), &after))

@@ -65,7 +65,7 @@ pub(crate) fn select64(w: u64, k: u32) -> u32 {
     // Byte i: set bits in bytes 0..=i (at most 64, so no carry between bytes).
     let running = counts.wrapping_mul(ONES);
     // High bit of byte i set iff running_i <= k: the bytes wholly before the k-th bit.
-    let before = ((k as u64 * ONES | HIGHS) - running) & HIGHS;
+    let before = (((k as u64 * ONES) | HIGHS) - running) & HIGHS;
     let byte = ((before >> 7).wrapping_mul(ONES) >> 56) as u32;
     let shift = byte * 8;
     let skipped = ((running << 8) >> shift) as u32 & 0xFF;

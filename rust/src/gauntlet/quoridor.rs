@@ -163,8 +163,9 @@ pub struct Quoridor {
     blocked: Blocked,
     /// Lattice points on the barrier (the rim, and every point a wall covers).
     barrier: u128,
-    /// Every wall placed, in order, with its owner.
-    placed: MoveRecord<(u8, Seat), { 2 * WALLS as usize }>,
+    /// Every wall placed, in order, with its owner's seat (kept small: the state is
+    /// cloned per episode and per candidate move).
+    placed: MoveRecord<(u8, u8), { 2 * WALLS as usize }>,
     mover: Seat,
     plies: u32,
     history: MoveRecord<u8, { MAX_PLIES as usize }>,
@@ -459,7 +460,7 @@ impl Quoridor {
         }
         self.walls_left[self.mover] -= 1;
         self.placed
-            .push((encode(Action::Wall(anchor, o)), self.mover));
+            .push((encode(Action::Wall(anchor, o)), self.mover as u8));
     }
 
     fn walls_json(&self) -> Value {

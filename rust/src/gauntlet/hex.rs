@@ -442,15 +442,9 @@ mod tests {
     fn neighbor_table_matches_the_kernel() {
         for c in 0..CELLS {
             assert_eq!(NEIGHBORS[c] as u128, geo().neighbors(c), "cell {c}");
-            for seat in 0..2 {
-                assert_eq!(
-                    EDGES[seat][c] & SOURCE != 0,
-                    geo().source(seat) >> c & 1 == 1
-                );
-                assert_eq!(
-                    EDGES[seat][c] & TARGET != 0,
-                    geo().target(seat) >> c & 1 == 1
-                );
+            for (seat, edges) in EDGES.iter().enumerate() {
+                assert_eq!(edges[c] & SOURCE != 0, geo().source(seat) >> c & 1 == 1);
+                assert_eq!(edges[c] & TARGET != 0, geo().target(seat) >> c & 1 == 1);
             }
         }
     }

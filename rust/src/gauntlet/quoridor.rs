@@ -110,6 +110,26 @@ fn wall_points(anchor: usize, o: Orientation) -> u128 {
     }
 }
 
+/// The rim's node in [`Quoridor`]'s barrier union-find: every rim point is this one.
+const RIM: usize = ANCHORS;
+
+/// The barrier nodes at the two ends of a wall (its centre is the anchor itself).
+#[inline]
+fn wall_ends(anchor: usize, o: Orientation) -> [usize; 2] {
+    let (f, r) = (anchor % (SIZE - 1), anchor / (SIZE - 1));
+    let last = SIZE - 2;
+    match o {
+        Orientation::H => [
+            if f > 0 { anchor - 1 } else { RIM },
+            if f < last { anchor + 1 } else { RIM },
+        ],
+        Orientation::V => [
+            if r > 0 { anchor - (SIZE - 1) } else { RIM },
+            if r < last { anchor + (SIZE - 1) } else { RIM },
+        ],
+    }
+}
+
 /// Cell mask -> anchor mask: bit `r * 8 + f` is bit `r * 9 + f + shift` of `cells`.
 #[inline]
 fn on_anchors(cells: Mask, shift: usize) -> u64 {
@@ -163,6 +183,10 @@ pub struct Quoridor {
     blocked: Blocked,
     /// Lattice points on the barrier (the rim, and every point a wall covers).
     barrier: u128,
+    /// The barrier's pieces, as a union-find over the inner lattice points (anchor
+    /// indices) plus [`RIM`] for the whole rim: points joined by walls share a root.
+    /// See [`Quoridor::closes_loop`].
+    links: [u8; ANCHORS + 1],
     /// Every wall placed, in order, with its owner's seat (kept small: the state is
     /// cloned per episode and per candidate move).
     placed: MoveRecord<(u8, u8), { 2 * WALLS as usize }>,
@@ -192,6 +216,7 @@ impl Quoridor {
             v_walls: 0,
             blocked: Blocked::default(),
             barrier: rim_points(),
+            links: std::array::from_fn(|p| p as u8),
             placed: MoveRecord::default(),
             mover: 0,
             plies: 0,
@@ -413,20 +438,36 @@ impl Quoridor {
     /// the wall blocks a step of that seat's walk (an unblocked walk stays open).
     #[inline]
     fn keeps_paths(&self, grid: &Grid, anchor: usize, o: Orientation, at_risk: [bool; 2]) -> bool {
+        if !self.closes_loop(anchor, o) {
+            return true;
+        }
         let steps = wall_steps(anchor, o);
         let after = Blocked {
             up: self.blocked.up | steps.up,
             right: self.blocked.right | steps.right,
         };
-        // The four cells beside the wall: if they still lie in one region, every blocked
-        // step has a detour. Opposite corners lie on opposite sides of the wall.
-        let corner = anchor / (SIZE - 1) * SIZE + anchor % (SIZE - 1);
-        let beside: Mask =
-            1 << corner | 1 << (corner + 1) | 1 << (corner + SIZE) | 1 << (corner + SIZE + 1);
-        if grid.joins_all(1 << corner, 1 << (corner + SIZE + 1), beside, &after) {
-            return true;
-        }
         (0..2).all(|seat| !at_risk[seat] || grid.reaches(1 << self.pawns[seat], goal(seat), &after))
+    }
+
+    /// The root of a barrier node in the union-find of [`Quoridor::closes_loop`].
+    #[inline]
+    fn link_root(&self, mut node: usize) -> usize {
+        while self.links[node] as usize != node {
+            node = self.links[node] as usize;
+        }
+        node
+    }
+
+    /// Would this wall close a loop of the barrier? Each unit of a wall is the dual
+    /// edge of the step it blocks (lattice points are the faces between cells, the rim
+    /// the outer face), and removing steps disconnects cells exactly when their dual
+    /// edges close a new cycle: when two of the wall's three points already lie on one
+    /// piece of the barrier. A wall that closes no loop cuts no cell off from any other.
+    #[inline]
+    fn closes_loop(&self, anchor: usize, o: Orientation) -> bool {
+        let [a, b] = wall_ends(anchor, o);
+        let (ra, rc, rb) = (self.link_root(a), self.link_root(anchor), self.link_root(b));
+        ra == rc || rc == rb || ra == rb
     }
 
     /// The `random` baseline without building the move list: the k-th legal move in
@@ -454,6 +495,11 @@ impl Quoridor {
         self.blocked.up |= steps.up;
         self.blocked.right |= steps.right;
         self.barrier |= wall_points(anchor, o);
+        let [a, b] = wall_ends(anchor, o);
+        for end in [a, b] {
+            let (root, centre) = (self.link_root(end), self.link_root(anchor));
+            self.links[root] = centre as u8;
+        }
         match o {
             Orientation::H => self.h_walls |= 1 << anchor,
             Orientation::V => self.v_walls |= 1 << anchor,
@@ -895,6 +941,56 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// The number of regions the board's cells fall into behind these walls.
+    fn regions(walls: &Blocked) -> usize {
+        let (mut left, mut count) = (g9().board, 0);
+        while left != 0 {
+            let mut region: Mask = 1 << left.trailing_zeros();
+            loop {
+                let next = region | g9().expand(region, walls);
+                if next == region {
+                    break;
+                }
+                region = next;
+            }
+            left &= !region;
+            count += 1;
+        }
+        count
+    }
+
+    #[test]
+    fn a_wall_closes_a_barrier_loop_exactly_when_it_splits_a_region() {
+        let (mut walk, mut seen) = (Rng::new(4), [0; 2]);
+        for _ in 0..100 {
+            let mut g = Quoridor::new();
+            while g.active_seat().is_some() && g.walls_left != [0, 0] {
+                let before = regions(&g.blocked);
+                let walls = (0..ANCHORS).flat_map(|a| [(a, Orientation::H), (a, Orientation::V)]);
+                for (anchor, o) in walls {
+                    let steps = wall_steps(anchor, o);
+                    if g.h_walls >> anchor & 1 == 1
+                        || g.v_walls >> anchor & 1 == 1
+                        || steps.up & g.blocked.up != 0
+                        || steps.right & g.blocked.right != 0
+                    {
+                        continue;
+                    }
+                    let after = Blocked {
+                        up: g.blocked.up | steps.up,
+                        right: g.blocked.right | steps.right,
+                    };
+                    let splits = regions(&after) > before;
+                    assert_eq!(g.closes_loop(anchor, o), splits, "{anchor} {o:?}");
+                    seen[splits as usize] += 1;
+                }
+                let moves = g.legal_moves();
+                g.apply(walk.pick(&moves));
+            }
+        }
+        assert!(seen[1] > 1000, "{seen:?}");
     }
 
     #[test]

@@ -51,6 +51,35 @@ impl<T: Copy + Default, const N: usize> MoveRecord<T, N> {
     }
 }
 
+/// A move record on the heap for long games, whose clone keeps the original's
+/// capacity: a plain `Vec` clone has no spare room and would reallocate as the
+/// cloned game grows (the simulator clones a fresh state per episode).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct MoveLog<T: Copy>(Vec<T>);
+
+impl<T: Copy> Clone for MoveLog<T> {
+    fn clone(&self) -> Self {
+        let mut moves = Vec::with_capacity(self.0.capacity());
+        moves.extend_from_slice(&self.0);
+        MoveLog(moves)
+    }
+}
+
+impl<T: Copy> MoveLog<T> {
+    pub fn with_capacity(capacity: usize) -> Self {
+        MoveLog(Vec::with_capacity(capacity))
+    }
+
+    #[inline]
+    pub fn push(&mut self, mv: T) {
+        self.0.push(mv);
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        &self.0
+    }
+}
+
 /// Index of the k-th (0-based) set bit of `w`, lowest first; `w` has more than k
 /// bits. Constant time and branch-free (Vigna's broadword select): per-byte bit
 /// counts, their running sums by one multiply, the byte holding the bit by a

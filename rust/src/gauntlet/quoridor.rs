@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value};
 
-use super::{Gauntlet, MoveRecord};
+use super::{Gauntlet, MoveLog, MoveRecord};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::gauntlet::hex::nth_bit;
@@ -192,7 +192,7 @@ pub struct Quoridor {
     placed: MoveRecord<(u8, u8), { 2 * WALLS as usize }>,
     mover: Seat,
     plies: u32,
-    history: MoveRecord<u8, { MAX_PLIES as usize }>,
+    history: MoveLog<u8>,
     outcome: Option<Outcome>,
     /// Per seat, the steps of one open walk from its pawn to its goal rank, kept
     /// while any wall is left to place (see [`Quoridor::legal_walls`]): a walk stays
@@ -220,7 +220,7 @@ impl Quoridor {
             placed: MoveRecord::default(),
             mover: 0,
             plies: 0,
-            history: MoveRecord::default(),
+            history: MoveLog::with_capacity(MAX_PLIES as usize),
             outcome: None,
             walks: [Blocked::default(); 2],
         };

@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value};
 
-use super::{Gauntlet, MoveLog, MoveRecord};
+use super::{select64, Gauntlet, MoveLog, MoveRecord};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::gauntlet::hex::nth_bit;
@@ -109,6 +109,9 @@ fn wall_points(anchor: usize, o: Orientation) -> u128 {
         Orientation::V => (1 | 1 << POINTS_WIDE | 1 << (2 * POINTS_WIDE)) << (centre - POINTS_WIDE),
     }
 }
+
+/// A pawn's steps down, left, right and up: ascending destination order.
+const STEP_DELTAS: [isize; 4] = [-(SIZE as isize), -1, 1, SIZE as isize];
 
 /// The rim's node in [`Quoridor`]'s barrier union-find: every rim point is this one.
 const RIM: usize = ANCHORS;
@@ -297,6 +300,25 @@ impl Quoridor {
         }
     }
 
+    /// The mover's pawn moves when they are plain steps (the opponent's pawn stands
+    /// on no open neighbour, so no jump): bit d of the exits is an open step by
+    /// `STEP_DELTAS[d]`, which lists them in ascending destination order. `None`
+    /// when a jump applies.
+    #[inline]
+    fn plain_steps(&self) -> Option<(u8, usize)> {
+        let cell = self.pawns[self.mover];
+        let (f, r) = (cell % SIZE, cell / SIZE);
+        let b = &self.blocked;
+        let open = |blocked: &Mask, at: usize| (*blocked >> at) as u64 & 1 == 0;
+        let exits = (r > 0 && open(&b.up, cell.wrapping_sub(SIZE))) as u8
+            | ((f > 0 && open(&b.right, cell.wrapping_sub(1))) as u8) << 1
+            | ((f + 1 < SIZE && open(&b.right, cell)) as u8) << 2
+            | ((r + 1 < SIZE && open(&b.up, cell)) as u8) << 3;
+        let opp = self.pawns[1 - self.mover] as isize;
+        let meets = (0..4).any(|d| exits >> d & 1 == 1 && cell as isize + STEP_DELTAS[d] == opp);
+        (!meets).then_some((exits, cell))
+    }
+
     /// Rule 4: the mover's pawn destinations, as a mask.
     fn pawn_targets(&self) -> Mask {
         let me: Mask = 1 << self.pawns[self.mover];
@@ -474,10 +496,16 @@ impl Quoridor {
     /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> u8 {
-        let pawns = self.pawn_targets();
         if self.walls_left[self.mover] == 0 {
+            if let Some((exits, cell)) = self.plain_steps() {
+                let k = rng.below(exits.count_ones() as usize);
+                let d = select64(exits as u64, k as u32) as usize;
+                return (cell as isize + STEP_DELTAS[d]) as u8;
+            }
+            let pawns = self.pawn_targets();
             return nth_bit(pawns, rng.below(pawns.count_ones() as usize)) as u8;
         }
+        let pawns = self.pawn_targets();
         let [h, v] = self.legal_walls();
         let (np, nh) = (pawns.count_ones() as usize, h.count_ones() as usize);
         let k = rng.below(np + nh + v.count_ones() as usize);
@@ -991,6 +1019,33 @@ mod tests {
             }
         }
         assert!(seen[1] > 1000, "{seen:?}");
+    }
+
+    #[test]
+    fn plain_steps_are_the_pawn_targets_when_no_jump_applies() {
+        let (mut walk, mut plain) = (Rng::new(6), 0);
+        for _ in 0..300 {
+            let mut g = Quoridor::new();
+            while g.active_seat().is_some() {
+                let targets = g.pawn_targets();
+                if let Some((exits, cell)) = g.plain_steps() {
+                    let steps = (0..4)
+                        .filter(|&d| exits >> d & 1 == 1)
+                        .fold(0 as Mask, |m, d| m | 1 << (cell as isize + STEP_DELTAS[d]));
+                    assert_eq!(steps, targets);
+                    plain += 1;
+                } else {
+                    // A jump applies: some target is not one step away.
+                    let here = g.pawns[g.mover];
+                    assert!(
+                        (0..4).any(|d| Quoridor::neighbour(here, d) == Some(g.pawns[1 - g.mover]))
+                    );
+                }
+                let moves = g.legal_moves();
+                g.apply(walk.pick(&moves));
+            }
+        }
+        assert!(plain > 20_000, "{plain}");
     }
 
     #[test]

@@ -113,7 +113,7 @@ fn wall_points(anchor: usize, o: Orientation) -> u128 {
 /// A pawn's steps down, left, right and up: ascending destination order.
 const STEP_DELTAS: [isize; 4] = [-(SIZE as isize), -1, 1, SIZE as isize];
 
-/// The rim's node in [`Quoridor`]'s barrier union-find: every rim point is this one.
+/// The label of the whole rim in [`Quoridor`]'s barrier pieces.
 const RIM: usize = ANCHORS;
 
 /// The barrier nodes at the two ends of a wall (its centre is the anchor itself).
@@ -186,10 +186,11 @@ pub struct Quoridor {
     blocked: Blocked,
     /// Lattice points on the barrier (the rim, and every point a wall covers).
     barrier: u128,
-    /// The barrier's pieces, as a union-find over the inner lattice points (anchor
-    /// indices) plus [`RIM`] for the whole rim: points joined by walls share a root.
-    /// See [`Quoridor::closes_loop`].
-    links: [u8; ANCHORS + 1],
+    /// The barrier's pieces: a label per inner lattice point (by anchor index) and
+    /// one, [`RIM`], for the whole rim; points joined by walls share a label. Walls
+    /// are few and wall checks many, so labels are kept flat (relabelled on a join)
+    /// and a lookup is one read. See [`Quoridor::closes_loop`].
+    pieces: [u8; ANCHORS + 1],
     /// Every wall placed, in order, with its owner's seat (kept small: the state is
     /// cloned per episode and per candidate move).
     placed: MoveRecord<(u8, u8), { 2 * WALLS as usize }>,
@@ -219,7 +220,7 @@ impl Quoridor {
             v_walls: 0,
             blocked: Blocked::default(),
             barrier: rim_points(),
-            links: std::array::from_fn(|p| p as u8),
+            pieces: std::array::from_fn(|p| p as u8),
             placed: MoveRecord::default(),
             mover: 0,
             plies: 0,
@@ -471,15 +472,6 @@ impl Quoridor {
         (0..2).all(|seat| !at_risk[seat] || grid.reaches(1 << self.pawns[seat], goal(seat), &after))
     }
 
-    /// The root of a barrier node in the union-find of [`Quoridor::closes_loop`].
-    #[inline]
-    fn link_root(&self, mut node: usize) -> usize {
-        while self.links[node] as usize != node {
-            node = self.links[node] as usize;
-        }
-        node
-    }
-
     /// Would this wall close a loop of the barrier? Each unit of a wall is the dual
     /// edge of the step it blocks (lattice points are the faces between cells, the rim
     /// the outer face), and removing steps disconnects cells exactly when their dual
@@ -488,8 +480,8 @@ impl Quoridor {
     #[inline]
     fn closes_loop(&self, anchor: usize, o: Orientation) -> bool {
         let [a, b] = wall_ends(anchor, o);
-        let (ra, rc, rb) = (self.link_root(a), self.link_root(anchor), self.link_root(b));
-        ra == rc || rc == rb || ra == rb
+        let (pa, pc, pb) = (self.pieces[a], self.pieces[anchor], self.pieces[b]);
+        pa == pc || pc == pb || pa == pb
     }
 
     /// The `random` baseline without building the move list: the k-th legal move in
@@ -523,10 +515,13 @@ impl Quoridor {
         self.blocked.up |= steps.up;
         self.blocked.right |= steps.right;
         self.barrier |= wall_points(anchor, o);
-        let [a, b] = wall_ends(anchor, o);
-        for end in [a, b] {
-            let (root, centre) = (self.link_root(end), self.link_root(anchor));
-            self.links[root] = centre as u8;
+        let centre = self.pieces[anchor];
+        for end in wall_ends(anchor, o) {
+            let joined = self.pieces[end];
+            // Branch-free, so the compiler relabels a vector of labels at a time.
+            for piece in self.pieces.iter_mut() {
+                *piece = if *piece == joined { centre } else { *piece };
+            }
         }
         match o {
             Orientation::H => self.h_walls |= 1 << anchor,

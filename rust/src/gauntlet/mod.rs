@@ -102,6 +102,12 @@ pub(crate) fn select64(w: u64, k: u32) -> u32 {
     shift + SELECT_IN_BYTE[(within & 7) << 8 | (w >> shift) as usize & 0xFF] as u32
 }
 
+/// Index of the k-th (0-based) set bit of byte `b`, which has more than k bits.
+#[inline]
+pub(crate) fn select8(b: u8, k: u32) -> u32 {
+    SELECT_IN_BYTE[(k as usize & 7) << 8 | b as usize] as u32
+}
+
 /// `SELECT_IN_BYTE[k << 8 | b]`: the index of the k-th set bit of byte `b` (8 if none).
 static SELECT_IN_BYTE: [u8; 2048] = select_table();
 
@@ -187,6 +193,15 @@ mod tests {
             w &= w - 1;
         }
         w.trailing_zeros()
+    }
+
+    #[test]
+    fn select8_agrees_with_the_bit_loop() {
+        for b in 1..=255u8 {
+            for k in 0..b.count_ones() {
+                assert_eq!(select8(b, k), select_by_loop(b as u64, k), "{b:#x} {k}");
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value};
 
-use super::{select64, Gauntlet, MoveLog, MoveRecord};
+use super::{select8, Gauntlet, MoveLog, MoveRecord};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::gauntlet::hex::nth_bit;
@@ -315,9 +315,19 @@ impl Quoridor {
             | ((f > 0 && open(&b.right, cell.wrapping_sub(1))) as u8) << 1
             | ((f + 1 < SIZE && open(&b.right, cell)) as u8) << 2
             | ((r + 1 < SIZE && open(&b.up, cell)) as u8) << 3;
-        let opp = self.pawns[1 - self.mover] as isize;
-        let meets = (0..4).any(|d| exits >> d & 1 == 1 && cell as isize + STEP_DELTAS[d] == opp);
-        (!meets).then_some((exits, cell))
+        // The opponent's pawn on an open neighbour means a jump.
+        const DOWN: isize = STEP_DELTAS[0];
+        const LEFT: isize = STEP_DELTAS[1];
+        const RIGHT: isize = STEP_DELTAS[2];
+        const UP: isize = STEP_DELTAS[3];
+        let toward_opponent = match self.pawns[1 - self.mover] as isize - cell as isize {
+            DOWN => 1,
+            LEFT => 2,
+            RIGHT => 4,
+            UP => 8,
+            _ => 0,
+        };
+        (exits & toward_opponent == 0).then_some((exits, cell))
     }
 
     /// Rule 4: the mover's pawn destinations, as a mask.
@@ -491,7 +501,7 @@ impl Quoridor {
         if self.walls_left[self.mover] == 0 {
             if let Some((exits, cell)) = self.plain_steps() {
                 let k = rng.below(exits.count_ones() as usize);
-                let d = select64(exits as u64, k as u32) as usize;
+                let d = select8(exits, k as u32) as usize;
                 return (cell as isize + STEP_DELTAS[d]) as u8;
             }
             let pawns = self.pawn_targets();

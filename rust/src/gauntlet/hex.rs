@@ -131,6 +131,7 @@ impl Hex {
     /// true when the joined group touches both of `seat`'s edges. The board was not
     /// connected before, so only the new stone's group can join them.
     #[inline]
+    /// `own`: `seat`'s stones, with or without the new one (its neighbours are the same).
     fn join_group(&mut self, cell: u8, seat: Seat, own: Mask) -> bool {
         let c = cell as usize;
         self.parent[c] = cell;
@@ -224,14 +225,16 @@ impl Game for Hex {
     fn apply(&mut self, cell: u8) {
         debug_assert!(self.outcome.is_none() && self.stone_at(cell as usize).is_none());
         let me = self.mover;
-        let own = self.stones[me] | 1 << cell;
-        self.stones[me] = own;
+        // The union-find reads the stones from before this one (a register), not
+        // back from memory just after the store, which would stall the load.
+        let before = self.stones[me];
+        self.stones[me] = before | 1 << cell;
         self.plies += 1;
         self.history.push(cell);
         self.mover = 1 - me;
         // The win check precedes the cap: the 49th stone fills the board, and a
         // full hex board always holds exactly one connection.
-        if self.join_group(cell, me, own) {
+        if self.join_group(cell, me, before) {
             self.outcome = Some(Outcome::win(me, Ending::Connection));
         } else if self.plies >= MAX_PLIES {
             self.outcome = Some(super::adjudicate(self, Ending::PlyCap));

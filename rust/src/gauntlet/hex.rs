@@ -51,6 +51,8 @@ pub(crate) fn nth_bit(m: u128, k: usize) -> usize {
 }
 
 const CELLS: usize = SIZE * SIZE;
+/// Every cell, as a constant (the kernel's geometry lives in a lazily built table).
+const BOARD: u64 = (1 << CELLS) - 1;
 /// Group flags: the group touches its owner's source edge / target edge.
 const SOURCE: u8 = 1;
 const TARGET: u8 = 2;
@@ -129,9 +131,9 @@ impl Hex {
 
     /// Join the stone just placed on `cell` by `seat` to its neighbouring groups;
     /// true when the joined group touches both of `seat`'s edges. The board was not
-    /// connected before, so only the new stone's group can join them.
+    /// connected before, so only the new stone's group can join them. `own`: `seat`'s
+    /// stones, with or without the new one (its neighbours are the same).
     #[inline]
-    /// `own`: `seat`'s stones, with or without the new one (its neighbours are the same).
     fn join_group(&mut self, cell: u8, seat: Seat, own: Mask) -> bool {
         let c = cell as usize;
         self.parent[c] = cell;
@@ -165,7 +167,7 @@ impl Hex {
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> u8 {
         // Every ply placed one stone, and the 7 x 7 board fits the low word.
-        let empty = (geo().board & !self.stones[0] & !self.stones[1]) as u64;
+        let empty = BOARD & !(self.stones[0] | self.stones[1]) as u64;
         debug_assert_eq!(empty.count_ones(), CELLS as u32 - self.plies);
         let k = rng.below(CELLS - self.plies as usize);
         select64(empty, k as u32) as u8

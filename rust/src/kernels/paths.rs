@@ -116,29 +116,6 @@ impl Grid {
         }
     }
 
-    /// Do the cells of `all` lie in one region? `a` and `b` are cells of `all` (as
-    /// masks), best on opposite sides of whatever may separate them: the search grows
-    /// from both at once, so it stops when the two meet (halfway along the path
-    /// between them) or when either side runs out of room (the smaller region).
-    #[inline]
-    pub fn joins_all(&self, a: Mask, b: Mask, all: Mask, walls: &Blocked) -> bool {
-        let (mut from_a, mut from_b) = (a, b);
-        loop {
-            if from_a & from_b != 0 {
-                return self.reaches_all(from_a | from_b, all, walls);
-            }
-            let next_a = from_a | self.expand(from_a, walls);
-            if next_a == from_a {
-                return from_a & all == all;
-            }
-            let next_b = from_b | self.expand(from_b, walls);
-            if next_b == from_b {
-                return from_b & all == all;
-            }
-            (from_a, from_b) = (next_a, next_b);
-        }
-    }
-
     /// The fewest pawn steps from `from` to some cell of `goal`; `None` when walled off.
     /// Breadth-first by whole frontiers: layer k is every cell within k steps.
     #[inline]
@@ -232,29 +209,6 @@ impl Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn joins_all_agrees_with_one_sided_search() {
-        let mut rng = crate::rng::Rng::new(12);
-        let mut outcomes = [0; 2];
-        for _ in 0..20_000 {
-            let n = 2 + rng.below(MAX_SIZE - 1);
-            let g = grid(n);
-            // Dense random walls: many closed regions.
-            let walls = Blocked {
-                up: (rng.next_u64() as u128 | (rng.next_u64() as u128) << 64)
-                    & (rng.next_u64() as u128 | (rng.next_u64() as u128) << 64),
-                right: (rng.next_u64() as u128 | (rng.next_u64() as u128) << 64)
-                    & (rng.next_u64() as u128 | (rng.next_u64() as u128) << 64),
-            };
-            let cells: Vec<usize> = (0..4).map(|_| rng.below(n * n)).collect();
-            let all = cells.iter().fold(0 as Mask, |m, &c| m | 1 << c);
-            let joined = g.joins_all(1 << cells[0], 1 << cells[3], all, &walls);
-            assert_eq!(joined, g.reaches_all(1 << cells[0], all, &walls));
-            outcomes[joined as usize] += 1;
-        }
-        assert!(outcomes[0] > 2000 && outcomes[1] > 2000, "{outcomes:?}");
-    }
 
     /// Plain BFS over an explicit adjacency list: the reference for the bitmask kernel.
     fn reference_distance(g: &Grid, from: usize, goal: Mask, walls: &Blocked) -> Option<u32> {

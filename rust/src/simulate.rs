@@ -75,25 +75,43 @@ impl Batch {
             .build()
             .map_err(|e| CoreError::config("threads", e.to_string()))?;
         let template = State::new(&self.game, &self.config, episode_seed(self.seed, 0))?;
-        let reuse = template.requested != "rotate" && seed_free_start(&template);
-        let template = reuse.then_some(&template);
+        if template.requested != "rotate" && seed_free_start(&template) {
+            return dispatch!(&template.inner, g => self.run_from(g, &pool));
+        }
         pool.install(|| {
             (self.start..self.start + self.episodes)
                 .into_par_iter()
-                .map(|i| self.episode(i, template))
+                .map(|i| self.episode(i))
                 .collect()
         })
     }
 
-    /// Episode `index`; `template` is a fresh state to clone when the start is seed-free.
-    fn episode(&self, index: u64, template: Option<&State>) -> CoreResult<EpisodeRecord> {
+    /// Every episode from a clone of one fresh state (the start is seed-free), with
+    /// the baselines and the game's index resolved once for the whole batch.
+    fn run_from<G: Game>(
+        &self,
+        fresh: &G,
+        pool: &rayon::ThreadPool,
+    ) -> CoreResult<Vec<EpisodeRecord>> {
+        let policies = self
+            .policies
+            .iter()
+            .map(|n| lookup_policy(fresh, n))
+            .collect::<CoreResult<Vec<_>>>()?;
+        let game = game_index(fresh.id());
+        Ok(pool.install(|| {
+            (self.start..self.start + self.episodes)
+                .into_par_iter()
+                .map(|i| play_out(fresh.clone(), &policies, episode_seed(self.seed, i), game))
+                .collect()
+        }))
+    }
+
+    /// Episode `index`, from a state built for its own seed.
+    fn episode(&self, index: u64) -> CoreResult<EpisodeRecord> {
         let seed = episode_seed(self.seed, index);
-        let inner = match template {
-            Some(t) => t.inner.clone(),
-            None => State::new(&self.game, &self.config, seed)?.inner,
-        };
-        let played = dispatch!(&inner, g => g.id());
-        let game = GAMES.iter().position(|g| *g == played).unwrap_or(0) as u8;
+        let inner = State::new(&self.game, &self.config, seed)?.inner;
+        let game = dispatch!(&inner, g => game_index(g.id()));
         dispatch!(inner, g => {
             let policies = self
                 .policies
@@ -103,6 +121,11 @@ impl Batch {
             Ok(play_out(g, &policies, seed, game))
         })
     }
+}
+
+/// Index into [`GAMES`] of a game id.
+fn game_index(id: &str) -> u8 {
+    GAMES.iter().position(|g| *g == id).unwrap_or(0) as u8
 }
 
 fn seed_free_start(state: &State) -> bool {

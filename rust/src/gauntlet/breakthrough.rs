@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use serde_json::{json, Value};
 
-use super::Gauntlet;
+use super::{select64, Gauntlet, MoveRecord};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::rng::Rng;
@@ -23,7 +23,7 @@ const RANK_1: u64 = (1 << FILES) - 1;
 const RANK_6: u64 = RANK_1 << (FILES * (RANKS - 1));
 
 /// A piece's step: from one cell index to another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Step {
     pub from: u8,
     pub to: u8,
@@ -35,7 +35,7 @@ pub struct Breakthrough {
     mover: Seat,
     plies: u32,
     captures: [u32; 2],
-    history: Vec<Step>,
+    history: MoveRecord<Step, { MAX_PLIES as usize }>,
     outcome: Option<Outcome>,
 }
 
@@ -65,7 +65,7 @@ impl Breakthrough {
             mover: 0,
             plies: 0,
             captures: [0; 2],
-            history: Vec::with_capacity(MAX_PLIES as usize),
+            history: MoveRecord::default(),
             outcome: None,
         }
     }
@@ -114,6 +114,18 @@ impl Breakthrough {
         }
     }
 
+    /// The mover's steps by kind, in destination order from any one origin: for each
+    /// kind, the mask of origins that have it and the origin-to-destination offset.
+    #[inline]
+    fn kinds(&self) -> [(u64, i32); 3] {
+        let (straight, left, right) = self.targets(self.mover);
+        if self.mover == 0 {
+            [(left >> 5, 5), (straight >> 6, 6), (right >> 7, 7)]
+        } else {
+            [(left << 7, -7), (straight << 6, -6), (right << 5, -5)]
+        }
+    }
+
     /// Every legal step of the mover, by origin cell, then destination, both ascending,
     /// until `visit` breaks.
     #[inline]
@@ -121,13 +133,7 @@ impl Breakthrough {
         if self.outcome.is_some() {
             return;
         }
-        let (straight, left, right) = self.targets(self.mover);
-        // (origins, origin-to-destination offset) per kind, in destination order.
-        let kinds: [(u64, i32); 3] = if self.mover == 0 {
-            [(left >> 5, 5), (straight >> 6, 6), (right >> 7, 7)]
-        } else {
-            [(left << 7, -7), (straight << 6, -6), (right << 5, -5)]
-        };
+        let kinds = self.kinds();
         let mut origins = kinds[0].0 | kinds[1].0 | kinds[2].0;
         while origins != 0 {
             let from = origins.trailing_zeros();
@@ -153,17 +159,32 @@ impl Breakthrough {
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> Step {
         let (s, l, r) = self.targets(self.mover);
-        let mut k = rng.below((s.count_ones() + l.count_ones() + r.count_ones()) as usize);
-        let mut chosen = Step { from: 0, to: 0 };
-        self.for_each_legal(|m| {
-            if k == 0 {
-                chosen = m;
-                return ControlFlow::Break(());
+        let k = rng.below((s.count_ones() + l.count_ones() + r.count_ones()) as usize);
+        self.nth_legal(k as u32)
+    }
+
+    /// The k-th legal step in the order of [`Game::legal_moves_into`] (k below their
+    /// number), origin by origin: no per-step branches, one data-dependent exit.
+    #[inline]
+    fn nth_legal(&self, mut k: u32) -> Step {
+        let [(a, da), (b, db), (c, dc)] = self.kinds();
+        let mut origins = a | b | c;
+        loop {
+            let from = origins.trailing_zeros();
+            origins &= origins - 1;
+            // Bit i: this origin has kind i.
+            let here = (a >> from & 1) | (b >> from & 1) << 1 | (c >> from & 1) << 2;
+            let count = here.count_ones();
+            if k < count {
+                let kind = select64(here, k);
+                let offset = [da, db, dc][kind as usize];
+                return Step {
+                    from: from as u8,
+                    to: (from as i32 + offset) as u8,
+                };
             }
-            k -= 1;
-            ControlFlow::Continue(())
-        });
-        chosen
+            k -= count;
+        }
     }
 
     fn has_move(&self, seat: Seat) -> bool {
@@ -337,7 +358,7 @@ impl Game for Breakthrough {
             "pieces": self.pieces_json(),
             "pieceCount": [self.pieces[0].count_ones(), self.pieces[1].count_ones()],
             "captures": self.captures,
-            "history": self.history.iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
+            "history": self.history.as_slice().iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
             "standing": [self.standing(0), self.standing(1)],
             "legalMoves": self.legal_names(),
         })
@@ -462,6 +483,30 @@ mod tests {
                 g.apply(fast);
             }
         }
+    }
+
+    #[test]
+    fn nth_legal_walks_the_legal_list_in_order() {
+        let mut rng = Rng::new(17);
+        let mut positions = 0;
+        for _ in 0..3000 {
+            let (mut red, mut blue) = (0u64, 0u64);
+            for cell in 0..FILES * RANKS {
+                match rng.below(4) {
+                    0 => red |= 1 << cell,
+                    1 => blue |= 1 << cell,
+                    _ => {}
+                }
+            }
+            for mover in 0..2 {
+                let g = Breakthrough::from_pieces(red, blue, mover);
+                for (k, &mv) in g.legal_moves().iter().enumerate() {
+                    assert_eq!(g.nth_legal(k as u32), mv, "{red:#x} {blue:#x} {mover} {k}");
+                }
+                positions += 1;
+            }
+        }
+        assert_eq!(positions, 6000);
     }
 
     #[test]

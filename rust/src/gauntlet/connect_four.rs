@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::Gauntlet;
+use super::{select8, Gauntlet, MoveRecord};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::rng::Rng;
@@ -23,7 +23,7 @@ pub struct ConnectFour {
     heights: [u8; FILES],
     mover: Seat,
     plies: u32,
-    history: Vec<u8>,
+    history: MoveRecord<u8, { MAX_PLIES as usize }>,
     outcome: Option<Outcome>,
 }
 
@@ -40,7 +40,7 @@ impl ConnectFour {
             heights: [0; FILES],
             mover: 0,
             plies: 0,
-            history: Vec::new(),
+            history: MoveRecord::default(),
             outcome: None,
         }
     }
@@ -83,9 +83,13 @@ impl ConnectFour {
 
     /// `random`: the same draw as a uniform pick from `legal_moves`, without the list.
     fn random_move(&self, rng: &mut Rng) -> u8 {
-        let mut open = (0..FILES).filter(|&f| (self.heights[f] as usize) < RANKS);
-        let k = rng.below(open.clone().count());
-        open.nth(k).expect("a settled game has no random move") as u8
+        // Bit f: file f has room; the k-th open file by a table, without branches.
+        let open = (0..FILES).fold(0u8, |m, f| {
+            m | (((self.heights[f] as usize) < RANKS) as u8) << f
+        });
+        assert!(open != 0, "a settled game has no random move");
+        let k = rng.below(open.count_ones() as usize);
+        select8(open, k as u32) as u8
     }
 
     fn stones(&self) -> Value {
@@ -149,7 +153,9 @@ impl Game for ConnectFour {
         self.mover = 1 - me;
         if Self::four_in_a_row(self.discs[me]) {
             self.outcome = Some(Outcome::win(me, Ending::Line));
-        } else if self.heights.iter().all(|&h| h as usize == RANKS) {
+        } else if self.plies as usize == FILES * RANKS {
+            // Every ply drops one disc: the board is full.
+            debug_assert!(self.heights.iter().all(|&h| h as usize == RANKS));
             self.outcome = Some(Outcome::draw(Ending::BoardFull));
         } else if self.plies >= MAX_PLIES {
             self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
@@ -201,7 +207,7 @@ impl Game for ConnectFour {
             "plies": self.plies,
             "maxPlies": MAX_PLIES,
             "stones": self.stones(),
-            "history": self.history.iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
+            "history": self.history.as_slice().iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
             "standing": [self.standing(0), self.standing(1)],
             "legalMoves": self.legal_names(),
         })
@@ -242,6 +248,20 @@ mod tests {
         for seed in 0..200 {
             let (mut a, mut b) = (Rng::new(seed), Rng::new(seed));
             assert_eq!(g.random_move(&mut a), b.pick(&g.legal_moves()));
+        }
+    }
+
+    #[test]
+    fn fast_random_draws_what_the_generic_random_policy_draws() {
+        for seed in 0..300 {
+            let mut g = ConnectFour::new();
+            while g.active_seat().is_some() {
+                let ply = g.plies();
+                let fast = g.random_move(&mut Rng::for_decision(seed, ply));
+                let generic = crate::game::random_policy(&g, &mut Rng::for_decision(seed, ply));
+                assert_eq!(fast, generic);
+                g.apply(fast);
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use super::Gauntlet;
+use super::{select64, MoveRecord};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::kernels::hexgrid::{geometry, Geometry, Mask};
@@ -18,8 +19,13 @@ pub struct Hex {
     stones: [Mask; 2],
     mover: Seat,
     plies: u32,
-    history: Vec<u8>,
+    history: MoveRecord<u8, { MAX_PLIES as usize }>,
     outcome: Option<Outcome>,
+    /// Union-find over the stones (both colours; groups never mix): `parent` links
+    /// a stone toward its group's root, and a root's `edges` says which of its
+    /// owner's edges the group touches. Only entries of occupied cells mean anything.
+    parent: [u8; CELLS],
+    edges: [u8; CELLS],
 }
 
 impl Default for Hex {
@@ -33,18 +39,59 @@ fn geo() -> &'static Geometry {
 }
 
 /// Index of the k-th (0-based) set bit of `m`, lowest first; `m` has more than k bits.
+#[inline]
 pub(crate) fn nth_bit(m: u128, k: usize) -> usize {
     let low = m as u64;
-    let (mut word, mut k, base) = if k < low.count_ones() as usize {
-        (low, k, 0)
+    let n = low.count_ones() as usize;
+    if k < n {
+        select64(low, k as u32) as usize
     } else {
-        ((m >> 64) as u64, k - low.count_ones() as usize, 64)
-    };
-    while k > 0 {
-        word &= word - 1;
-        k -= 1;
+        64 + select64((m >> 64) as u64, (k - n) as u32) as usize
     }
-    base + word.trailing_zeros() as usize
+}
+
+const CELLS: usize = SIZE * SIZE;
+/// Every cell, as a constant (the kernel's geometry lives in a lazily built table).
+const BOARD: u64 = (1 << CELLS) - 1;
+/// Group flags: the group touches its owner's source edge / target edge.
+const SOURCE: u8 = 1;
+const TARGET: u8 = 2;
+
+/// `NEIGHBORS[c]`: the cells adjacent to cell `c` (the 7 x 7 board fits a u64).
+static NEIGHBORS: [u64; CELLS] = neighbor_table();
+
+const fn neighbor_table() -> [u64; CELLS] {
+    let mut t = [0u64; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let (f, r) = ((c % SIZE) as i32, (c / SIZE) as i32);
+        let steps = [(-1, 0), (1, 0), (0, -1), (0, 1), (1, -1), (-1, 1)];
+        let mut i = 0;
+        while i < steps.len() {
+            let (nf, nr) = (f + steps[i].0, r + steps[i].1);
+            if nf >= 0 && nf < SIZE as i32 && nr >= 0 && nr < SIZE as i32 {
+                t[c] |= 1 << (nr as usize * SIZE + nf as usize);
+            }
+            i += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+/// `EDGES[seat][c]`: which of `seat`'s edges cell `c` lies on.
+static EDGES: [[u8; CELLS]; 2] = edge_table();
+
+const fn edge_table() -> [[u8; CELLS]; 2] {
+    let mut t = [[0u8; CELLS]; 2];
+    let mut c = 0;
+    while c < CELLS {
+        let (f, r) = (c % SIZE, c / SIZE);
+        t[0][c] = (if f == 0 { SOURCE } else { 0 }) | (if f == SIZE - 1 { TARGET } else { 0 });
+        t[1][c] = (if r == 0 { SOURCE } else { 0 }) | (if r == SIZE - 1 { TARGET } else { 0 });
+        c += 1;
+    }
+    t
 }
 
 fn name(cell: u8) -> String {
@@ -58,8 +105,10 @@ impl Hex {
             stones: [0; 2],
             mover: 0,
             plies: 0,
-            history: Vec::with_capacity(MAX_PLIES as usize),
+            history: MoveRecord::default(),
             outcome: None,
+            parent: [0; CELLS],
+            edges: [0; CELLS],
         }
     }
 
@@ -80,28 +129,48 @@ impl Hex {
         Some(path.into_iter().map(|c| name(c as u8)).collect())
     }
 
-    /// Did the stone just placed on `cell` connect its owner's edges? The board was
-    /// not connected before, so only the new stone's own group can join them, and a
-    /// chain between opposite edges needs at least `SIZE` stones.
+    /// Join the stone just placed on `cell` by `seat` to its neighbouring groups;
+    /// true when the joined group touches both of `seat`'s edges. The board was not
+    /// connected before, so only the new stone's group can join them. `own`: `seat`'s
+    /// stones, with or without the new one (its neighbours are the same).
     #[inline]
-    fn completes_connection(&self, cell: u8) -> bool {
-        let me = self.mover ^ 1;
-        let own = self.stones[me];
-        if own.count_ones() < SIZE as u32 {
-            return false;
+    fn join_group(&mut self, cell: u8, seat: Seat, own: Mask) -> bool {
+        let c = cell as usize;
+        self.parent[c] = cell;
+        let mut edges = EDGES[seat][c];
+        let mut friends = NEIGHBORS[c] & own as u64;
+        while friends != 0 {
+            let root = self.root(friends.trailing_zeros() as usize);
+            friends &= friends - 1;
+            if root != c {
+                self.parent[root] = cell;
+                edges |= self.edges[root];
+            }
         }
-        let g = geo();
-        let group = g.flood(1 << cell, own);
-        group & g.source(me) != 0 && group & g.target(me) != 0
+        self.edges[c] = edges;
+        edges == SOURCE | TARGET
+    }
+
+    /// The root of a stone's group, halving the path on the way.
+    #[inline]
+    fn root(&mut self, mut c: usize) -> usize {
+        while self.parent[c] as usize != c {
+            let up = self.parent[self.parent[c] as usize];
+            self.parent[c] = up;
+            c = up as usize;
+        }
+        c
     }
 
     /// The `random` baseline without building the move list: the k-th empty cell in
     /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> u8 {
-        let empty = geo().board & !self.stones[0] & !self.stones[1];
-        let k = rng.below(empty.count_ones() as usize);
-        nth_bit(empty, k) as u8
+        // Every ply placed one stone, and the 7 x 7 board fits the low word.
+        let empty = BOARD & !(self.stones[0] | self.stones[1]) as u64;
+        debug_assert_eq!(empty.count_ones(), CELLS as u32 - self.plies);
+        let k = rng.below(CELLS - self.plies as usize);
+        select64(empty, k as u32) as u8
     }
 
     fn stones_json(&self) -> Value {
@@ -158,13 +227,16 @@ impl Game for Hex {
     fn apply(&mut self, cell: u8) {
         debug_assert!(self.outcome.is_none() && self.stone_at(cell as usize).is_none());
         let me = self.mover;
-        self.stones[me] |= 1 << cell;
+        // The union-find reads the stones from before this one (a register), not
+        // back from memory just after the store, which would stall the load.
+        let before = self.stones[me];
+        self.stones[me] = before | 1 << cell;
         self.plies += 1;
         self.history.push(cell);
         self.mover = 1 - me;
         // The win check precedes the cap: the 49th stone fills the board, and a
         // full hex board always holds exactly one connection.
-        if self.completes_connection(cell) {
+        if self.join_group(cell, me, before) {
             self.outcome = Some(Outcome::win(me, Ending::Connection));
         } else if self.plies >= MAX_PLIES {
             self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
@@ -223,7 +295,7 @@ impl Game for Hex {
             "plies": self.plies,
             "maxPlies": MAX_PLIES,
             "stones": self.stones_json(),
-            "history": self.history.iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
+            "history": self.history.as_slice().iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
             "distToWin": [self.dist_to_win(0), self.dist_to_win(1)],
             "standing": [self.standing(0), self.standing(1)],
             "legalMoves": self.legal_names(),
@@ -341,6 +413,44 @@ mod tests {
             assert_eq!(fast, generic);
             g.apply(fast);
             ply += 1;
+        }
+    }
+
+    /// The connection check the union-find replaces: flood the placed stone's group.
+    fn connects_by_flood(g: &Hex, cell: u8, seat: Seat) -> bool {
+        let group = geo().flood(1 << cell, g.stones[seat]);
+        group & geo().source(seat) != 0 && group & geo().target(seat) != 0
+    }
+
+    #[test]
+    fn union_find_agrees_with_the_flood_at_every_ply() {
+        let mut rng = Rng::new(21);
+        let mut wins = [0; 2];
+        for _ in 0..5000 {
+            let mut g = Hex::new();
+            while g.active_seat().is_some() {
+                let (me, cell) = (g.mover, rng.pick(&g.legal_moves()));
+                g.apply(cell);
+                let flood = connects_by_flood(&g, cell, me);
+                let won = g.outcome().is_some_and(|o| o.winner == Some(me));
+                assert_eq!(won, flood, "{:?}", g.history);
+                assert_eq!(won, geo().connects(g.stones[me], me));
+                if won {
+                    wins[me] += 1;
+                }
+            }
+        }
+        assert!(wins[0] > 1000 && wins[1] > 1000, "{wins:?}");
+    }
+
+    #[test]
+    fn neighbor_table_matches_the_kernel() {
+        for c in 0..CELLS {
+            assert_eq!(NEIGHBORS[c] as u128, geo().neighbors(c), "cell {c}");
+            for (seat, edges) in EDGES.iter().enumerate() {
+                assert_eq!(edges[c] & SOURCE != 0, geo().source(seat) >> c & 1 == 1);
+                assert_eq!(edges[c] & TARGET != 0, geo().target(seat) >> c & 1 == 1);
+            }
         }
     }
 

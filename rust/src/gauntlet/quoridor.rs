@@ -11,11 +11,11 @@
 
 use serde_json::{json, Value};
 
-use super::Gauntlet;
+use super::{select8, Gauntlet, MoveLog, MoveRecord};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
 use crate::gauntlet::hex::nth_bit;
-use crate::kernels::paths::{grid, Blocked, Grid, Mask};
+use crate::kernels::paths::{Blocked, Grid, Mask};
 use crate::rng::Rng;
 
 pub const SIZE: usize = 9;
@@ -60,8 +60,12 @@ pub fn encode(action: Action) -> u8 {
     }
 }
 
+/// The board's grid as a compile-time constant (see [`Grid::new`]).
+static G9: Grid = Grid::new(SIZE);
+
+#[inline]
 fn g9() -> &'static Grid {
-    grid(SIZE)
+    &G9
 }
 
 fn cell_text(cell: usize) -> String {
@@ -103,6 +107,29 @@ fn wall_points(anchor: usize, o: Orientation) -> u128 {
     match o {
         Orientation::H => 0b111 << (centre - 1),
         Orientation::V => (1 | 1 << POINTS_WIDE | 1 << (2 * POINTS_WIDE)) << (centre - POINTS_WIDE),
+    }
+}
+
+/// A pawn's steps down, left, right and up: ascending destination order.
+const STEP_DELTAS: [isize; 4] = [-(SIZE as isize), -1, 1, SIZE as isize];
+
+/// The label of the whole rim in [`Quoridor`]'s barrier pieces.
+const RIM: usize = ANCHORS;
+
+/// The barrier nodes at the two ends of a wall (its centre is the anchor itself).
+#[inline]
+fn wall_ends(anchor: usize, o: Orientation) -> [usize; 2] {
+    let (f, r) = (anchor % (SIZE - 1), anchor / (SIZE - 1));
+    let last = SIZE - 2;
+    match o {
+        Orientation::H => [
+            if f > 0 { anchor - 1 } else { RIM },
+            if f < last { anchor + 1 } else { RIM },
+        ],
+        Orientation::V => [
+            if r > 0 { anchor - (SIZE - 1) } else { RIM },
+            if r < last { anchor + (SIZE - 1) } else { RIM },
+        ],
     }
 }
 
@@ -159,12 +186,23 @@ pub struct Quoridor {
     blocked: Blocked,
     /// Lattice points on the barrier (the rim, and every point a wall covers).
     barrier: u128,
-    /// Every wall placed, in order, with its owner.
-    placed: Vec<(u8, Seat)>,
+    /// The barrier's pieces: a label per inner lattice point (by anchor index) and
+    /// one, [`RIM`], for the whole rim; points joined by walls share a label. Walls
+    /// are few and wall checks many, so labels are kept flat (relabelled on a join)
+    /// and a lookup is one read. See [`Quoridor::closes_loop`].
+    pieces: [u8; ANCHORS + 1],
+    /// Every wall placed, in order, with its owner's seat (kept small: the state is
+    /// cloned per episode and per candidate move).
+    placed: MoveRecord<(u8, u8), { 2 * WALLS as usize }>,
     mover: Seat,
     plies: u32,
-    history: Vec<u8>,
+    history: MoveLog<u8>,
     outcome: Option<Outcome>,
+    /// Per seat, the steps of one open walk from its pawn to its goal rank, kept
+    /// while any wall is left to place (see [`Quoridor::legal_walls`]): a walk stays
+    /// open until a wall blocks one of its steps or its pawn moves, and only then is
+    /// searched again. A function of the history, like every other field.
+    walks: [Blocked; 2],
 }
 
 impl Default for Quoridor {
@@ -175,18 +213,51 @@ impl Default for Quoridor {
 
 impl Quoridor {
     pub fn new() -> Self {
-        Quoridor {
+        let mut g = Quoridor {
             pawns: [4, (SIZE - 1) * SIZE + 4],
             walls_left: [WALLS; 2],
             h_walls: 0,
             v_walls: 0,
             blocked: Blocked::default(),
             barrier: rim_points(),
-            placed: Vec::new(),
+            pieces: std::array::from_fn(|p| p as u8),
+            placed: MoveRecord::default(),
             mover: 0,
             plies: 0,
-            history: Vec::with_capacity(MAX_PLIES as usize),
+            history: MoveLog::with_capacity(MAX_PLIES as usize),
             outcome: None,
+            walks: [Blocked::default(); 2],
+        };
+        for seat in 0..2 {
+            g.refresh_walk(seat);
+        }
+        g
+    }
+
+    /// Search `seat`'s walk again (the pawn moved, or a wall blocked the old walk).
+    fn refresh_walk(&mut self, seat: Seat) {
+        self.walks[seat] = g9()
+            .path_steps(self.pawns[seat], goal(seat), &self.blocked)
+            .unwrap_or_default();
+    }
+
+    /// Keep the walks open after a move, while a wall is left to place.
+    #[inline]
+    fn update_walks(&mut self, action: Action, mover: Seat) {
+        if self.walls_left == [0, 0] {
+            return;
+        }
+        match action {
+            Action::Pawn(_) => self.refresh_walk(mover),
+            Action::Wall(anchor, o) => {
+                let steps = wall_steps(anchor, o);
+                for seat in 0..2 {
+                    let walk = &self.walks[seat];
+                    if walk.up & steps.up != 0 || walk.right & steps.right != 0 {
+                        self.refresh_walk(seat);
+                    }
+                }
+            }
         }
     }
 
@@ -228,6 +299,35 @@ impl Quoridor {
             2 => (m >> SIZE) & !b.up,
             _ => (m >> 1) & !b.right & !g.last_file(),
         }
+    }
+
+    /// The mover's pawn moves when they are plain steps (the opponent's pawn stands
+    /// on no open neighbour, so no jump): bit d of the exits is an open step by
+    /// `STEP_DELTAS[d]`, which lists them in ascending destination order. `None`
+    /// when a jump applies.
+    #[inline]
+    fn plain_steps(&self) -> Option<(u8, usize)> {
+        let cell = self.pawns[self.mover];
+        let (f, r) = (cell % SIZE, cell / SIZE);
+        let b = &self.blocked;
+        let open = |blocked: &Mask, at: usize| (*blocked >> at) as u64 & 1 == 0;
+        let exits = (r > 0 && open(&b.up, cell.wrapping_sub(SIZE))) as u8
+            | ((f > 0 && open(&b.right, cell.wrapping_sub(1))) as u8) << 1
+            | ((f + 1 < SIZE && open(&b.right, cell)) as u8) << 2
+            | ((r + 1 < SIZE && open(&b.up, cell)) as u8) << 3;
+        // The opponent's pawn on an open neighbour means a jump.
+        const DOWN: isize = STEP_DELTAS[0];
+        const LEFT: isize = STEP_DELTAS[1];
+        const RIGHT: isize = STEP_DELTAS[2];
+        const UP: isize = STEP_DELTAS[3];
+        let toward_opponent = match self.pawns[1 - self.mover] as isize - cell as isize {
+            DOWN => 1,
+            LEFT => 2,
+            RIGHT => 4,
+            UP => 8,
+            _ => 0,
+        };
+        (exits & toward_opponent == 0).then_some((exits, cell))
     }
 
     /// Rule 4: the mover's pawn destinations, as a mask.
@@ -341,27 +441,25 @@ impl Quoridor {
         if unsure == [0, 0] {
             return legal;
         }
-        // A wall that blocks no step of a current shortest walk of either pawn leaves
-        // both walks open.
+        // A wall that blocks no step of either pawn's open walk leaves both walks open;
+        // one that blocks only one seat's walk can cut off only that seat.
         let grid = g9();
-        let mut walks = Blocked::default();
-        for seat in 0..2 {
-            if let Some(p) = grid.path_steps(self.pawns[seat], goal(seat), &self.blocked) {
-                walks.up |= p.up;
-                walks.right |= p.right;
-            }
-        }
-        let touches = [
-            on_anchors(walks.up, 0) | on_anchors(walks.up, 1),
-            on_anchors(walks.right, 0) | on_anchors(walks.right, SIZE),
-        ];
+        let touches = |walk: &Blocked| {
+            [
+                on_anchors(walk.up, 0) | on_anchors(walk.up, 1),
+                on_anchors(walk.right, 0) | on_anchors(walk.right, SIZE),
+            ]
+        };
+        let seat_touches = [touches(&self.walks[0]), touches(&self.walks[1])];
         for (slot, o) in [Orientation::H, Orientation::V].into_iter().enumerate() {
-            legal[slot] |= unsure[slot] & !touches[slot];
-            unsure[slot] &= touches[slot];
+            let touched = [seat_touches[0][slot], seat_touches[1][slot]];
+            legal[slot] |= unsure[slot] & !(touched[0] | touched[1]);
+            unsure[slot] &= touched[0] | touched[1];
             while unsure[slot] != 0 {
                 let anchor = unsure[slot].trailing_zeros() as usize;
                 unsure[slot] &= unsure[slot] - 1;
-                if self.keeps_paths(grid, anchor, o) {
+                let cut = [touched[0] >> anchor & 1 == 1, touched[1] >> anchor & 1 == 1];
+                if self.keeps_paths(grid, anchor, o, cut) {
                     legal[slot] |= 1 << anchor;
                 }
             }
@@ -369,29 +467,46 @@ impl Quoridor {
         legal
     }
 
-    /// Rule 3's path invariant for a wall whose other conditions hold.
+    /// Rule 3's path invariant for a wall whose other conditions hold; `at_risk[seat]`:
+    /// the wall blocks a step of that seat's walk (an unblocked walk stays open).
     #[inline]
-    fn keeps_paths(&self, grid: &Grid, anchor: usize, o: Orientation) -> bool {
+    fn keeps_paths(&self, grid: &Grid, anchor: usize, o: Orientation, at_risk: [bool; 2]) -> bool {
+        if !self.closes_loop(anchor, o) {
+            return true;
+        }
         let steps = wall_steps(anchor, o);
         let after = Blocked {
             up: self.blocked.up | steps.up,
             right: self.blocked.right | steps.right,
         };
-        // The four cells beside the wall: if one reaches the other three, every blocked
-        // step has a detour. The detour is short, so this search stops early.
-        let corner = anchor / (SIZE - 1) * SIZE + anchor % (SIZE - 1);
-        let beside: Mask =
-            1 << corner | 1 << (corner + 1) | 1 << (corner + SIZE) | 1 << (corner + SIZE + 1);
-        if grid.reaches_all(1 << corner, beside, &after) {
-            return true;
-        }
-        (0..2).all(|seat| grid.reaches(1 << self.pawns[seat], goal(seat), &after))
+        (0..2).all(|seat| !at_risk[seat] || grid.reaches(1 << self.pawns[seat], goal(seat), &after))
+    }
+
+    /// Would this wall close a loop of the barrier? Each unit of a wall is the dual
+    /// edge of the step it blocks (lattice points are the faces between cells, the rim
+    /// the outer face), and removing steps disconnects cells exactly when their dual
+    /// edges close a new cycle: when two of the wall's three points already lie on one
+    /// piece of the barrier. A wall that closes no loop cuts no cell off from any other.
+    #[inline]
+    fn closes_loop(&self, anchor: usize, o: Orientation) -> bool {
+        let [a, b] = wall_ends(anchor, o);
+        let (pa, pc, pb) = (self.pieces[a], self.pieces[anchor], self.pieces[b]);
+        pa == pc || pc == pb || pa == pb
     }
 
     /// The `random` baseline without building the move list: the k-th legal move in
     /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> u8 {
+        if self.walls_left[self.mover] == 0 {
+            if let Some((exits, cell)) = self.plain_steps() {
+                let k = rng.below(exits.count_ones() as usize);
+                let d = select8(exits, k as u32) as usize;
+                return (cell as isize + STEP_DELTAS[d]) as u8;
+            }
+            let pawns = self.pawn_targets();
+            return nth_bit(pawns, rng.below(pawns.count_ones() as usize)) as u8;
+        }
         let pawns = self.pawn_targets();
         let [h, v] = self.legal_walls();
         let (np, nh) = (pawns.count_ones() as usize, h.count_ones() as usize);
@@ -410,18 +525,27 @@ impl Quoridor {
         self.blocked.up |= steps.up;
         self.blocked.right |= steps.right;
         self.barrier |= wall_points(anchor, o);
+        let centre = self.pieces[anchor];
+        for end in wall_ends(anchor, o) {
+            let joined = self.pieces[end];
+            // Branch-free, so the compiler relabels a vector of labels at a time.
+            for piece in self.pieces.iter_mut() {
+                *piece = if *piece == joined { centre } else { *piece };
+            }
+        }
         match o {
             Orientation::H => self.h_walls |= 1 << anchor,
             Orientation::V => self.v_walls |= 1 << anchor,
         }
         self.walls_left[self.mover] -= 1;
         self.placed
-            .push((encode(Action::Wall(anchor, o)), self.mover));
+            .push((encode(Action::Wall(anchor, o)), self.mover as u8));
     }
 
     fn walls_json(&self) -> Value {
         Value::Array(
             self.placed
+                .as_slice()
                 .iter()
                 .map(|&(mv, seat)| json!({"wall": self.move_name(mv), "seat": seat}))
                 .collect(),
@@ -498,13 +622,15 @@ impl Game for Quoridor {
         debug_assert!(self.outcome.is_none());
         let me = self.mover;
         let mut reached_goal = false;
-        match decode(mv) {
+        let action = decode(mv);
+        match action {
             Action::Pawn(cell) => {
                 self.pawns[me] = cell;
                 reached_goal = goal(me) >> cell & 1 == 1;
             }
             Action::Wall(anchor, o) => self.place_wall(anchor, o),
         }
+        self.update_walks(action, me);
         self.plies += 1;
         self.history.push(mv);
         self.mover = 1 - me;
@@ -577,7 +703,7 @@ impl Game for Quoridor {
             "wallsLeft": self.walls_left,
             "blockedSteps": self.blocked_json(),
             "distToGoal": [self.dist_to_goal(0), self.dist_to_goal(1)],
-            "history": self.history.iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
+            "history": self.history.as_slice().iter().map(|&m| self.move_name(m)).collect::<Vec<_>>(),
             "standing": [self.standing(0), self.standing(1)],
             "legalMoves": self.legal_names(),
         })
@@ -802,6 +928,129 @@ mod tests {
         g.try_apply("d9").unwrap();
         assert_eq!(g.outcome(), Some(&Outcome::win(0, Ending::GoalRow)));
         assert_eq!(g.results().unwrap()["wallsUsed"], json!([0, 7]));
+    }
+
+    /// Every wall the literal rule 3 allows, in move order.
+    fn plain_walls(g: &Quoridor) -> Vec<u8> {
+        [Orientation::H, Orientation::V]
+            .into_iter()
+            .flat_map(|o| (0..ANCHORS).map(move |a| (a, o)))
+            .filter(|&(a, o)| g.wall_refusal(a, o).is_none())
+            .map(|(a, o)| encode(Action::Wall(a, o)))
+            .collect()
+    }
+
+    #[test]
+    fn kept_walks_stay_open_and_walls_stay_exact_when_pawns_move_between_walls() {
+        // Random play that moves a pawn half the time, so walks are kept across pawn
+        // moves, jumps and walls alike while walls remain.
+        let mut walk = Rng::new(8);
+        let mut checked = 0;
+        for _ in 0..300 {
+            let mut g = Quoridor::new();
+            while g.active_seat().is_some() && g.walls_left != [0, 0] {
+                for seat in 0..2 {
+                    let w = g.walks[seat];
+                    assert_eq!(w.up & g.blocked.up, 0);
+                    assert_eq!(w.right & g.blocked.right, 0);
+                    // The walk's own steps lead from the pawn to the goal.
+                    let only_walk = Blocked {
+                        up: !w.up,
+                        right: !w.right,
+                    };
+                    assert!(g9().reaches(1 << g.pawns[seat], goal(seat), &only_walk));
+                }
+                let moves = g.legal_moves();
+                let walls: Vec<u8> = moves.iter().copied().filter(|&m| m >= H_BASE).collect();
+                assert_eq!(walls, plain_walls(&g));
+                checked += 1;
+                let pawns: Vec<u8> = moves.iter().copied().filter(|&m| m < H_BASE).collect();
+                let mv = if walls.is_empty() || walk.below(2) == 0 {
+                    walk.pick(&pawns)
+                } else {
+                    walk.pick(&walls)
+                };
+                g.apply(mv);
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    /// The number of regions the board's cells fall into behind these walls.
+    fn regions(walls: &Blocked) -> usize {
+        let (mut left, mut count) = (g9().board, 0);
+        while left != 0 {
+            let mut region: Mask = 1 << left.trailing_zeros();
+            loop {
+                let next = region | g9().expand(region, walls);
+                if next == region {
+                    break;
+                }
+                region = next;
+            }
+            left &= !region;
+            count += 1;
+        }
+        count
+    }
+
+    #[test]
+    fn a_wall_closes_a_barrier_loop_exactly_when_it_splits_a_region() {
+        let (mut walk, mut seen) = (Rng::new(4), [0; 2]);
+        for _ in 0..100 {
+            let mut g = Quoridor::new();
+            while g.active_seat().is_some() && g.walls_left != [0, 0] {
+                let before = regions(&g.blocked);
+                let walls = (0..ANCHORS).flat_map(|a| [(a, Orientation::H), (a, Orientation::V)]);
+                for (anchor, o) in walls {
+                    let steps = wall_steps(anchor, o);
+                    if g.h_walls >> anchor & 1 == 1
+                        || g.v_walls >> anchor & 1 == 1
+                        || steps.up & g.blocked.up != 0
+                        || steps.right & g.blocked.right != 0
+                    {
+                        continue;
+                    }
+                    let after = Blocked {
+                        up: g.blocked.up | steps.up,
+                        right: g.blocked.right | steps.right,
+                    };
+                    let splits = regions(&after) > before;
+                    assert_eq!(g.closes_loop(anchor, o), splits, "{anchor} {o:?}");
+                    seen[splits as usize] += 1;
+                }
+                let moves = g.legal_moves();
+                g.apply(walk.pick(&moves));
+            }
+        }
+        assert!(seen[1] > 1000, "{seen:?}");
+    }
+
+    #[test]
+    fn plain_steps_are_the_pawn_targets_when_no_jump_applies() {
+        let (mut walk, mut plain) = (Rng::new(6), 0);
+        for _ in 0..300 {
+            let mut g = Quoridor::new();
+            while g.active_seat().is_some() {
+                let targets = g.pawn_targets();
+                if let Some((exits, cell)) = g.plain_steps() {
+                    let steps = (0..4)
+                        .filter(|&d| exits >> d & 1 == 1)
+                        .fold(0 as Mask, |m, d| m | 1 << (cell as isize + STEP_DELTAS[d]));
+                    assert_eq!(steps, targets);
+                    plain += 1;
+                } else {
+                    // A jump applies: some target is not one step away.
+                    let here = g.pawns[g.mover];
+                    assert!(
+                        (0..4).any(|d| Quoridor::neighbour(here, d) == Some(g.pawns[1 - g.mover]))
+                    );
+                }
+                let moves = g.legal_moves();
+                g.apply(walk.pick(&moves));
+            }
+        }
+        assert!(plain > 20_000, "{plain}");
     }
 
     #[test]

@@ -44,10 +44,20 @@ pub fn grid(n: usize) -> &'static Grid {
 }
 
 impl Grid {
-    fn build(n: usize) -> Grid {
+    /// The grid of an `n` x `n` board, 2 <= n <= 11. A game of fixed size can hold it
+    /// in a `static`: the compiler then sees `n` and the masks as constants, and the
+    /// mask shifts of every search become immediate shifts.
+    pub const fn new(n: usize) -> Grid {
+        assert!(n >= 2 && n <= MAX_SIZE, "grid size out of 2..=11");
+        Self::build(n)
+    }
+
+    const fn build(n: usize) -> Grid {
         let mut last_file = 0;
-        for r in 0..n {
+        let mut r = 0;
+        while r < n {
             last_file |= 1 << (r * n + n - 1);
+            r += 1;
         }
         let board = if n == 0 { 0 } else { (1u128 << (n * n)) - 1 };
         Grid {
@@ -129,6 +139,7 @@ impl Grid {
     /// pair of masks (bit `c` of `up`: the walk uses the step `c <-> c + n`); `None`
     /// when walled off. A wall that blocks none of these steps leaves this walk open,
     /// so it cannot cut the pawn off: only the others need a full check.
+    #[inline]
     pub fn path_steps(&self, from: usize, goal: Mask, walls: &Blocked) -> Option<Blocked> {
         // Most walks are short: try a small stack buffer of BFS layers first.
         let mut layers = [0 as Mask; 32];
@@ -142,6 +153,7 @@ impl Grid {
     }
 
     /// [`Grid::path_steps`] with `layers` as scratch (layer k: cells within k steps).
+    #[inline]
     fn walk_in(
         &self,
         from: usize,

@@ -239,7 +239,7 @@ def test_resume_after_a_crash_loses_nothing_and_duplicates_nothing(tmp_path, mon
 def test_kill_minus_nine_mid_league_then_resume(tmp_path):
     (tmp_path / "l.toml").write_text(
         'name = "k"\ngames = ["connect-four"]\npolicies = ["tactician", "random"]\n'
-        'episodes = 60000\nseed = 9\nreplays = 0\nthreads = 1\nout = "out"\n'
+        'episodes = 200000\nseed = 9\nreplays = 0\nthreads = 1\nout = "out"\n'
     )
     env = {**os.environ, "COWORLD_LEAGUE_CHUNK": "500"}
     proc = subprocess.Popen(
@@ -257,19 +257,22 @@ def test_kill_minus_nine_mid_league_then_resume(tmp_path):
         if db_path.exists():
             try:
                 count = (
-                    sqlite3.connect(db_path).execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+                    sqlite3.connect(db_path)
+                    .execute("SELECT COALESCE(SUM(count), 0) FROM batches")
+                    .fetchone()[0]
                 )
             except sqlite3.OperationalError:
                 count = 0
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     db = LeagueDB(db_path)
-    rows = db.episodes("k")
-    assert 0 < len(rows) < 120000 and len(rows) % 500 == 0  # whole batches only
+    stored = db.count("k")
+    assert 0 < stored < 400000 and stored % 500 == 0  # whole chunks only
+    assert len(db.episodes("k")) == stored
     config = load_league(tmp_path / "l.toml")
     report = LeagueRun(config, progress=False).run()
-    assert report.episodes == 120000
-    assert report.played_now == 120000 - len(rows)
+    assert report.episodes == 400000
+    assert report.played_now == 400000 - stored
 
 
 def test_rerunning_with_a_changed_prompt_is_refused(tmp_path):

@@ -100,21 +100,22 @@ def _print_standings(database, league: str | None = None) -> None:
             console.print("the database holds no league yet")
             return
         league = league or names[-1]
-        rows = db.episodes(league)
+        blocks = db.blocks(league)
+        count = db.count(league)
     finally:
         db.close()
-    table = Table(title=f"league {league}: mean episode score, 95% CI ({len(rows)} episodes)")
+    table = Table(title=f"league {league}: mean episode score, 95% CI ({count} episodes)")
     for col in ("game", "policy", "n", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
-    for s in standings(rows):
+    for s in standings(blocks):
         if last is not None and s.game != last:
             table.add_section()
         last = s.game
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
         table.add_row(s.game, s.policy, str(s.n), f"{s.mean:+.3f}", ci)
     console.print(table)
-    rel = {p: r for p, r in reliability(rows).items() if r["decisions"]}
+    rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
     if rel:
         t = Table(title="reliability (Claude seats)")
         for col in (

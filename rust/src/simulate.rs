@@ -4,6 +4,9 @@
 //! streams, so a batch gives the same numbers whatever the thread count, and
 //! any single episode can be replayed alone (`coworld play --seed`).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -70,10 +73,7 @@ impl Batch {
     /// Run every episode on `threads` worker threads (None: all cores).
     pub fn run(&self, threads: Option<usize>) -> CoreResult<Vec<EpisodeRecord>> {
         self.validate()?;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.unwrap_or(0))
-            .build()
-            .map_err(|e| CoreError::config("threads", e.to_string()))?;
+        let pool = pool(threads.unwrap_or(0))?;
         let template = State::new(&self.game, &self.config, episode_seed(self.seed, 0))?;
         if template.requested != "rotate" && seed_free_start(&template) {
             return dispatch!(&template.inner, g => self.run_from(g, &pool));
@@ -133,6 +133,26 @@ fn seed_free_start(state: &State) -> bool {
         G::SEED_FREE_START
     }
     dispatch!(&state.inner, g => of(g))
+}
+
+/// A worker pool per thread count (0: every core), built once and kept: a league
+/// calls the simulator once per chunk, and spawning threads each time would show.
+fn pool(threads: usize) -> CoreResult<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&threads) {
+        return Ok(Arc::clone(p));
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| CoreError::config("threads", e.to_string()))?;
+    let built = Arc::new(built);
+    pools.insert(threads, Arc::clone(&built));
+    Ok(built)
 }
 
 /// Play one episode to its end with one baseline per seat.

@@ -21,13 +21,15 @@ import csv
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from .storage import EpisodeRow
+import numpy as np
+
+from .storage import Block, EpisodeRow, group_rows
 
 HANABI_MAX = 25.0
 OVERALL = "overall"
@@ -60,29 +62,39 @@ class Stat:
     hi: float
 
 
-def summarize(values: Sequence[float]) -> Stat:
-    n = len(values)
+def summarize(values: Sequence[float] | np.ndarray) -> Stat:
+    v = np.asarray(values, dtype=float)
+    n = int(v.size)
     if n == 0:
         return Stat(0, math.nan, math.nan, math.nan, math.nan, math.nan)
-    mean = sum(values) / n
+    mean = float(v.mean())
     if n == 1:
         return Stat(1, mean, math.nan, math.nan, math.nan, math.nan)
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    sd = float(v.std(ddof=1))
     se = sd / math.sqrt(n)
     half = t_quantile(0.975, n - 1) * se
     return Stat(n, mean, sd, se, mean - half, mean + half)
 
 
-def samples(rows: Iterable[EpisodeRow]) -> dict[tuple[str, str], list[float]]:
+Results = Sequence[Block] | Sequence[EpisodeRow]
+
+
+def as_blocks(results: Results) -> list[Block]:
+    """Blocks as they are; episode rows grouped into blocks."""
+    items = list(results)
+    if items and isinstance(items[0], EpisodeRow):
+        return group_rows(items)  # type: ignore[arg-type]
+    return items  # type: ignore[return-value]
+
+
+def samples(results: Results) -> dict[tuple[str, str], np.ndarray]:
     """(policy, game) -> one score per episode the policy played."""
-    out: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for row in rows:
-        mine: dict[str, list[float]] = defaultdict(list)
-        for policy, score in zip(row.seats, row.score, strict=True):
-            mine[policy].append(score)
-        for policy, scores in mine.items():
-            out[(policy, row.game)].append(sum(scores) / len(scores))
-    return out
+    parts: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
+    for block in as_blocks(results):
+        for policy in dict.fromkeys(block.seats):
+            columns = [i for i, p in enumerate(block.seats) if p == policy]
+            parts[(policy, block.game)].append(block.score[:, columns].mean(axis=1))
+    return {key: np.concatenate(arrays) for key, arrays in parts.items()}
 
 
 @dataclass(frozen=True)
@@ -97,9 +109,9 @@ class Standing:
     se: float
 
 
-def standings(rows: Sequence[EpisodeRow]) -> list[Standing]:
+def standings(results: Results) -> list[Standing]:
     """Per game and overall, sorted by game then mean (best first)."""
-    per_game = {key: summarize(v) for key, v in samples(rows).items()}
+    per_game = {key: summarize(v) for key, v in samples(results).items()}
     table = [Standing(p, g, s.n, s.mean, s.lo, s.hi, s.sd, s.se) for (p, g), s in per_game.items()]
     by_policy: dict[str, list[tuple[str, Stat]]] = defaultdict(list)
     for (p, g), s in per_game.items():
@@ -120,33 +132,36 @@ def standings(rows: Sequence[EpisodeRow]) -> list[Standing]:
     return sorted(table, key=lambda s: (order[s.game], -s.mean, s.policy))
 
 
-def head_to_head(rows: Iterable[EpisodeRow]) -> dict[str, dict[str, dict[str, float]]]:
+def head_to_head(results: Results) -> dict[str, dict[str, dict[str, float]]]:
     """game -> policy A -> policy B -> A's mean score against B (both seat orders)."""
-    cells: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(list))
+    sums: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
     )
-    for row in rows:
-        if len(row.seats) != 2 or row.seats[0] == row.seats[1]:
+    for block in as_blocks(results):
+        if len(block.seats) != 2 or block.seats[0] == block.seats[1]:
             continue
-        a, b = row.seats
-        cells[row.game][a][b].append(row.score[0])
-        cells[row.game][b][a].append(row.score[1])
+        a, b = block.seats
+        for me, them, column in ((a, b, 0), (b, a, 1)):
+            cell = sums[block.game][me][them]
+            cell[0] += float(block.score[:, column].sum())
+            cell[1] += block.score.shape[0]
     return {
-        g: {a: {b: sum(v) / len(v) for b, v in inner.items()} for a, inner in m.items()}
-        for g, m in cells.items()
+        g: {a: {b: total / n for b, (total, n) in inner.items()} for a, inner in m.items()}
+        for g, m in sums.items()
     }
 
 
 CAUSES = ("unparseable", "illegal", "timeout", "api-error", "no-credentials")
 
 
-def reliability(rows: Iterable[EpisodeRow]) -> dict[str, dict[str, Any]]:
+def reliability(results: Results) -> dict[str, dict[str, Any]]:
     """Per policy: decisions by origin, fallback rate by cause, retries, tokens, cost."""
     acc: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for row in rows:
-        for policy, counts in zip(row.seats, row.decisions or [{}] * len(row.seats), strict=True):
-            for key, value in counts.items():
-                acc[policy][key] += value
+    for block in as_blocks(results):
+        for episode in block.decisions or ():
+            for policy, counts in zip(block.seats, episode, strict=True):
+                for key, value in counts.items():
+                    acc[policy][key] += value
     out: dict[str, dict[str, Any]] = {}
     for policy, d in sorted(acc.items()):
         decisions = sum(d.get(o, 0) for o in ("scripted", "model", "retry", "fallback"))
@@ -165,10 +180,11 @@ def reliability(rows: Iterable[EpisodeRow]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def export(rows: Sequence[EpisodeRow], league: str, out_dir: Path) -> dict[str, Path]:
+def export(results: Results, league: str, out_dir: Path) -> dict[str, Path]:
     """standings.csv, standings.json and standings.png in `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    table = standings(rows)
+    blocks = as_blocks(results)
+    table = standings(blocks)
     paths = {
         "csv": out_dir / "standings.csv",
         "json": out_dir / "standings.json",
@@ -181,10 +197,10 @@ def export(rows: Sequence[EpisodeRow], league: str, out_dir: Path) -> dict[str, 
             writer.writerow(asdict(s))
     doc = {
         "league": league,
-        "episodes": len(rows),
+        "episodes": sum(b.score.shape[0] for b in blocks),
         "standings": [_clean(asdict(s)) for s in table],
-        "headToHead": head_to_head(rows),
-        "reliability": reliability(rows),
+        "headToHead": head_to_head(blocks),
+        "reliability": reliability(blocks),
     }
     paths["json"].write_text(json.dumps(doc, indent=2))
     plot(table, paths["png"], title=f"league {league}: mean score, 95% CI")
@@ -271,6 +287,6 @@ def load_standings(path: Path) -> list[Standing]:
     db = LeagueDB.open_existing(path)
     try:
         leagues = db.leagues()
-        return standings(db.episodes(leagues[-1])) if leagues else []
+        return standings(db.blocks(leagues[-1])) if leagues else []
     finally:
         db.close()

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .runner import play_episode, run_chunk
-from .storage import EpisodeRow
+from .storage import Chunk, EpisodeRow
 
 
 class RayBackend:
@@ -28,7 +28,7 @@ class RayBackend:
         self._chunk: Any = ray.remote(num_cpus=self.threads)(run_chunk)
         self._episode: Any = ray.remote(num_cpus=1)(play_episode)
 
-    def map_chunks(self, jobs: list[tuple[Any, ...]]) -> Iterator[list[EpisodeRow]]:
+    def map_chunks(self, jobs: list[tuple[Any, ...]]) -> Iterator[Chunk]:
         pending = [self._chunk.remote(*job[:6], self.threads, job[7]) for job in jobs]
         while pending:
             done, pending = self.ray.wait(pending, num_returns=1)

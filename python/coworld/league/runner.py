@@ -17,14 +17,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..episode import Clock, Episode
 from ..seats.policy import BaselinePolicy, Policy
-from ..simulate import ENDINGS, simulate
+from ..simulate import simulate
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
-from .storage import EpisodeRow, LeagueDB, now
+from .storage import Chunk, EpisodeRow, LeagueDB, now
 
 #: Scripted episodes per stored batch: the most a kill can lose (resume redoes it).
 #: COWORLD_LEAGUE_CHUNK overrides it (smaller: finer progress and resume; larger: less overhead).
-CHUNK = int(os.environ.get("COWORLD_LEAGUE_CHUNK", "2000"))
+CHUNK = int(os.environ.get("COWORLD_LEAGUE_CHUNK", "10000"))
 
 
 def settings_for(game: str, config: LeagueConfig) -> dict[str, Any] | None:
@@ -40,29 +40,20 @@ def run_chunk(
     settings: dict[str, Any] | None,
     threads: int | None,
     pairing: str,
-) -> list[EpisodeRow]:
-    """Episodes start..start+count of a scripted pairing, as rows (runs anywhere: local or Ray)."""
+) -> Chunk:
+    """Episodes start..start+count of a scripted pairing, as columns (local or on Ray)."""
     r = simulate(game, list(seats), count, base_seed, threads, settings, start=start)
-    stamp = now()
-    from .. import GAMES
-
-    return [
-        EpisodeRow(
-            pairing=pairing,
-            idx=start + i,
-            game=game,
-            played=GAMES[int(r.played[i])],
-            seed=int(r.seeds[i]),
-            seats=seats,
-            score=tuple(float(x) for x in r.score[i]),
-            reason="deadline" if ENDINGS[int(r.ending[i])] == "wall-clock" else "complete",
-            ending=ENDINGS[int(r.ending[i])],
-            plies=int(r.plies[i]),
-            started=stamp,
-            finished=stamp,
-        )
-        for i in range(count)
-    ]
+    return Chunk(
+        pairing=pairing,
+        game=game,
+        seats=seats,
+        start=start,
+        seed=r.seeds,
+        score=r.score,
+        plies=r.plies,
+        ending=r.ending,
+        played=r.played,
+    )
 
 
 def play_episode(
@@ -155,6 +146,8 @@ class LeagueReport:
     seconds: float
     budget_stopped: bool = False
     exports: dict[str, Path] = field(default_factory=dict)
+    #: Time spent playing and storing episodes (the rest: schedule, replays, exports).
+    playing_seconds: float = 0.0
 
 
 class LeagueRun:
@@ -192,20 +185,22 @@ class LeagueRun:
             total = sum(p.episodes for p in self.schedule)
             already = sum(len(db.done(self.config.name, p.key)) for p in self.schedule)
             with self._progress(total, already) as advance:
+                playing = time.monotonic()
                 played = self._run_scripted(db, advance) + self._run_claude(db, advance)
+                playing = time.monotonic() - playing
                 self._write_replays(db)
             from .ranking import export
 
-            rows = db.episodes(self.config.name)
-            exports = export(rows, self.config.name, self.config.out)
+            exports = export(db.blocks(self.config.name), self.config.name, self.config.out)
             return LeagueReport(
                 self.config.name,
                 self.config.database,
-                len(rows),
+                db.count(self.config.name),
                 played,
                 time.monotonic() - started,
                 self.budget_stopped,
                 exports,
+                playing,
             )
         finally:
             db.close()
@@ -280,9 +275,9 @@ class LeagueRun:
                     )
                 )
         played = 0
-        for rows in self.backend.map_chunks(jobs):
-            played += db.add(self.config.name, rows)
-            advance(len(rows))
+        for chunk in self.backend.map_chunks(jobs):
+            played += db.add_chunk(self.config.name, chunk)
+            advance(chunk.count)
         return played
 
     def _write_replays(self, db: LeagueDB) -> None:
@@ -290,34 +285,35 @@ class LeagueRun:
         episode runner to a replay file; the runner must agree with the batch."""
         if self.config.replays == 0:
             return
-        rows = {(r.pairing, r.idx): r for r in db.episodes(self.config.name)}
+        listed = {(r.pairing, r.idx) for r in db.runner_rows(self.config.name, "replay")}
+        chunks = {c.pairing: c for c in db.chunks(self.config.name) if c.start == 0}
         for p in self.schedule:
-            if not self.is_scripted(p):
+            if not self.is_scripted(p) or p.key not in chunks:
                 continue
-            for idx in range(min(self.config.replays, p.episodes)):
-                row = rows.get((p.key, idx))
-                if row is None or row.replay:
+            chunk = chunks[p.key]
+            for idx in range(min(self.config.replays, chunk.count)):
+                if (p.key, idx) in listed:
                     continue
                 out = self._replay_path(p, idx)
-                again = play_episode(
+                row = play_episode(
                     p.game,
                     [self.policies[n] for n in p.seats],
-                    row.seed,
+                    int(chunk.seed[idx]),
                     self.config.clock,
                     settings_for(p.game, self.config),
                     str(out),
                     p.key,
                     idx,
                 )
-                if again.score != row.score or again.plies != row.plies:
+                if row.score != tuple(float(x) for x in chunk.score[idx]) or row.plies != int(
+                    chunk.plies[idx]
+                ):
                     raise RuntimeError(
-                        f"the episode runner disagrees with the batch simulator on "
-                        f"{p.key} episode {idx} (seed {row.seed}): {again} vs {row}"
+                        f"the episode runner disagrees with the batch simulator on {p.key} "
+                        f"episode {idx} (seed {row.seed}): {row.score} in {row.plies} plies vs "
+                        f"{chunk.score[idx]} in {chunk.plies[idx]}"
                     )
-                db.conn.execute(
-                    "UPDATE episodes SET replay=? WHERE league=? AND pairing=? AND idx=?",
-                    (str(out), self.config.name, p.key, idx),
-                )
+                db.add(self.config.name, [row], source="replay")
 
     def _replay_path(self, p: Pairing, idx: int) -> Path:
         safe = "-vs-".join(n.replace("/", "_") for n in p.seats)
@@ -371,7 +367,7 @@ class LocalBackend:
     """Chunks run one after another (each uses every thread); Claude episodes run as
     threads, `concurrency` at a time, each with its own event loop."""
 
-    def map_chunks(self, jobs: list[tuple[Any, ...]]) -> Iterator[list[EpisodeRow]]:
+    def map_chunks(self, jobs: list[tuple[Any, ...]]) -> Iterator[Chunk]:
         for job in jobs:
             yield run_chunk(*job)
 

@@ -1,17 +1,29 @@
-"""The league database (SQLite, WAL). An episode row is written once, whole, in
-a transaction with the rest of its batch: a killed league loses at most the
-episodes in flight and never records one twice or half."""
+"""The league database (SQLite, WAL).
+
+Two tables hold results. `batches` stores scripted episodes as columns: one row
+per chunk the batch simulator played, its arrays as little-endian blobs, so a
+100,000-episode league writes a few dozen rows, not 100,000. `episodes` stores
+one row per episode the Python runner played (Claude seats; source `runner`),
+and a listing row for each scripted episode that was also written as a replay
+(source `replay`: shown in the viewer, never scored twice).
+
+Every write is one transaction: a killed league loses at most the chunk or
+episodes in flight and never records one twice or half; a rerun skips what is done.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..errors import ConfigError
 
@@ -23,8 +35,16 @@ CREATE TABLE IF NOT EXISTS policies (
     league TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
     digest TEXT NOT NULL, path TEXT, PRIMARY KEY (league, name)
 );
+CREATE TABLE IF NOT EXISTS batches (
+    league TEXT NOT NULL, pairing TEXT NOT NULL, start INTEGER NOT NULL, count INTEGER NOT NULL,
+    game TEXT NOT NULL, seats TEXT NOT NULL,
+    seed BLOB NOT NULL, score BLOB NOT NULL, plies BLOB NOT NULL,
+    ending BLOB NOT NULL, played BLOB NOT NULL, finished TEXT NOT NULL,
+    PRIMARY KEY (league, pairing, start)
+);
 CREATE TABLE IF NOT EXISTS episodes (
     league TEXT NOT NULL, pairing TEXT NOT NULL, idx INTEGER NOT NULL,
+    source TEXT NOT NULL,
     game TEXT NOT NULL, played TEXT NOT NULL, seed INTEGER NOT NULL,
     seats TEXT NOT NULL, score TEXT NOT NULL, reason TEXT NOT NULL, ending TEXT NOT NULL,
     plies INTEGER NOT NULL, replay TEXT,
@@ -38,6 +58,8 @@ CREATE TABLE IF NOT EXISTS episodes (
 
 @dataclass(frozen=True)
 class EpisodeRow:
+    """One episode, as the runner played it (or a scripted episode expanded from its chunk)."""
+
     pairing: str
     idx: int
     game: str
@@ -53,13 +75,45 @@ class EpisodeRow:
     output_tokens: int = 0
     cache_tokens: int = 0
     cost_usd: float = 0.0
-    decisions: tuple[dict[str, int], ...] | None = None
+    decisions: tuple[dict[str, Any], ...] | None = None
     started: str | None = None
     finished: str | None = None
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """Scripted episodes start..start+n of one pairing, as the batch simulator returned them."""
+
+    pairing: str
+    game: str
+    seats: tuple[str, ...]
+    start: int
+    seed: np.ndarray  # (n,) int64
+    score: np.ndarray  # (n, seats) int32
+    plies: np.ndarray  # (n,) uint32
+    ending: np.ndarray  # (n,) uint8 codes into coworld.ENDINGS
+    played: np.ndarray  # (n,) uint8 codes into coworld.GAMES
+
+    @property
+    def count(self) -> int:
+        return int(self.plies.shape[0])
+
+
+@dataclass(frozen=True)
+class Block:
+    """Scores of some episodes of one pairing, as columns: what ranking reads."""
+
+    game: str
+    seats: tuple[str, ...]
+    score: np.ndarray  # (n, seats) float
+    decisions: tuple[tuple[dict[str, Any], ...], ...] | None = None  # per episode, per seat
+
+
 def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+_DTYPES = {"seed": "<i8", "score": "<i4", "plies": "<u4", "ending": "u1", "played": "u1"}
 
 
 class LeagueDB:
@@ -93,6 +147,8 @@ class LeagueDB:
             raise
         self.conn.execute("COMMIT")
 
+    # ---- the league and its policies ----------------------------------------
+
     def register(self, league: str, config: dict[str, Any], policies: Iterable[Any]) -> None:
         """Record the league and its policies; refuse to resume over changed prompts."""
         with self.transaction() as c:
@@ -117,30 +173,56 @@ class LeagueDB:
                 )
 
     def forget(self, league: str) -> None:
-        """Drop a league's record and every episode of it (`--fresh`)."""
+        """Drop a league's record and every result of it (`--fresh`)."""
         with self.transaction() as c:
-            c.execute("DELETE FROM leagues WHERE name=?", (league,))
-            c.execute("DELETE FROM policies WHERE league=?", (league,))
-            c.execute("DELETE FROM episodes WHERE league=?", (league,))
+            for table, key in (
+                ("leagues", "name"),
+                ("policies", "league"),
+                ("batches", "league"),
+                ("episodes", "league"),
+            ):
+                c.execute(f"DELETE FROM {table} WHERE {key}=?", (league,))
 
-    def done(self, league: str, pairing: str) -> set[int]:
-        rows = self.conn.execute(
-            "SELECT idx FROM episodes WHERE league=? AND pairing=?", (league, pairing)
-        )
-        return {r[0] for r in rows}
+    def leagues(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM leagues ORDER BY created")]
 
-    def add(self, league: str, rows: Iterable[EpisodeRow]) -> int:
-        """Insert a batch atomically; rows already present are left as they are."""
+    # ---- writing --------------------------------------------------------------
+
+    def add_chunk(self, league: str, chunk: Chunk) -> int:
+        """Store a scripted chunk atomically; returns the episodes stored (0 if already there)."""
+        blobs = [
+            np.ascontiguousarray(getattr(chunk, k), dtype=d).tobytes() for k, d in _DTYPES.items()
+        ]
+        with self.transaction() as c:
+            before = c.total_changes
+            c.execute(
+                "INSERT OR IGNORE INTO batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    league,
+                    chunk.pairing,
+                    chunk.start,
+                    chunk.count,
+                    chunk.game,
+                    json.dumps(chunk.seats),
+                    *blobs,
+                    now(),
+                ),
+            )
+            return chunk.count if c.total_changes > before else 0
+
+    def add(self, league: str, rows: Iterable[EpisodeRow], source: str = "runner") -> int:
+        """Insert episode rows atomically; rows already present are left as they are."""
         with self.transaction() as c:
             before = c.total_changes
             c.executemany(
                 "INSERT OR IGNORE INTO episodes VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         league,
                         r.pairing,
                         r.idx,
+                        source,
                         r.game,
                         r.played,
                         r.seed,
@@ -163,16 +245,63 @@ class LeagueDB:
             )
             return c.total_changes - before
 
-    def leagues(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT name FROM leagues ORDER BY created")]
+    # ---- reading --------------------------------------------------------------
 
-    def episodes(self, league: str) -> list[EpisodeRow]:
+    def done(self, league: str, pairing: str) -> set[int]:
+        """Indices of the pairing's scored episodes (chunks and runner episodes)."""
+        found: set[int] = set()
+        for start, count in self.conn.execute(
+            "SELECT start, count FROM batches WHERE league=? AND pairing=?", (league, pairing)
+        ):
+            found.update(range(start, start + count))
+        found.update(
+            r[0]
+            for r in self.conn.execute(
+                "SELECT idx FROM episodes WHERE league=? AND pairing=? AND source='runner'",
+                (league, pairing),
+            )
+        )
+        return found
+
+    def count(self, league: str) -> int:
+        """Scored episodes in the league."""
+        chunked = self.conn.execute(
+            "SELECT COALESCE(SUM(count), 0) FROM batches WHERE league=?", (league,)
+        ).fetchone()[0]
+        played = self.conn.execute(
+            "SELECT COUNT(*) FROM episodes WHERE league=? AND source='runner'", (league,)
+        ).fetchone()[0]
+        return int(chunked) + int(played)
+
+    def chunks(self, league: str) -> list[Chunk]:
         rows = self.conn.execute(
-            "SELECT pairing, idx, game, played, seed, seats, score, reason, ending, plies, replay, "
-            "input_tokens, output_tokens, cache_tokens, cost_usd, decisions, started, finished "
-            "FROM episodes WHERE league=? ORDER BY game, pairing, idx",
+            "SELECT pairing, game, seats, start, seed, score, plies, ending, played FROM batches "
+            "WHERE league=? ORDER BY game, pairing, start",
             (league,),
         )
+        out = []
+        for pairing, game, seats_json, start, *blobs in rows:
+            seats = tuple(json.loads(seats_json))
+            arrays = {
+                k: np.frombuffer(b, dtype=d)
+                for (k, d), b in zip(_DTYPES.items(), blobs, strict=True)
+            }
+            arrays["score"] = arrays["score"].reshape(-1, len(seats))
+            out.append(Chunk(pairing=pairing, game=game, seats=seats, start=start, **arrays))
+        return out
+
+    def runner_rows(self, league: str, source: str | None = "runner") -> list[EpisodeRow]:
+        """Episode rows: the runner's (scored), the replay listings, or both (source None)."""
+        query = (
+            "SELECT pairing, idx, game, played, seed, seats, score, reason, ending, plies, "
+            "replay, input_tokens, output_tokens, cache_tokens, cost_usd, decisions, started, "
+            "finished FROM episodes WHERE league=?"
+        )
+        args: tuple[Any, ...] = (league,)
+        if source is not None:
+            query += " AND source=?"
+            args += (source,)
+        rows = self.conn.execute(query + " ORDER BY game, pairing, idx", args)
         return [
             EpisodeRow(
                 r[0],
@@ -197,11 +326,56 @@ class LeagueDB:
             for r in rows
         ]
 
+    def blocks(self, league: str) -> list[Block]:
+        """Every scored episode as columns: one block per chunk, one per runner pairing."""
+        chunked = [Block(c.game, c.seats, c.score.astype(float)) for c in self.chunks(league)]
+        return chunked + group_rows(self.runner_rows(league))
+
+    def episodes(self, league: str) -> list[EpisodeRow]:
+        """Every scored episode as a row (chunks expanded): exact, and slow for big leagues."""
+        from .. import ENDINGS, GAMES
+
+        rows = list(self.runner_rows(league))
+        for c in self.chunks(league):
+            for i in range(c.count):
+                ending = ENDINGS[int(c.ending[i])]
+                rows.append(
+                    EpisodeRow(
+                        c.pairing,
+                        c.start + i,
+                        c.game,
+                        GAMES[int(c.played[i])],
+                        int(c.seed[i]),
+                        c.seats,
+                        tuple(float(x) for x in c.score[i]),
+                        "deadline" if ending == "wall-clock" else "complete",
+                        ending,
+                        int(c.plies[i]),
+                    )
+                )
+        return sorted(rows, key=lambda r: (r.game, r.pairing, r.idx))
+
     def usage(self, league: str) -> tuple[int, float]:
         """Tokens (all kinds) and cost spent so far."""
         row = self.conn.execute(
             "SELECT COALESCE(SUM(input_tokens + output_tokens + cache_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0) FROM episodes WHERE league=?",
+            "COALESCE(SUM(cost_usd), 0) FROM episodes WHERE league=? AND source='runner'",
             (league,),
         ).fetchone()
         return int(row[0]), float(row[1])
+
+
+def group_rows(rows: Sequence[EpisodeRow]) -> list[Block]:
+    """Rows as blocks (one per game and seating), for ranking a list of rows."""
+    grouped: dict[tuple[str, tuple[str, ...]], list[EpisodeRow]] = defaultdict(list)
+    for r in rows:
+        grouped[(r.game, r.seats)].append(r)
+    return [
+        Block(
+            game,
+            seats,
+            np.array([r.score for r in rs], dtype=float).reshape(len(rs), len(seats)),
+            tuple(r.decisions or tuple({} for _ in seats) for r in rs),
+        )
+        for (game, seats), rs in grouped.items()
+    ]

@@ -8,6 +8,7 @@ import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -79,26 +80,26 @@ def create_app(path: str | Path) -> Starlette:
     async def league(request: Request) -> JSONResponse:
         from ..league.ranking import _clean, head_to_head, reliability, standings
 
-        rows = _rows(site)
+        name, blocks, listed = _league(site)
         plot = "standings.png" if (site.root / "standings.png").is_file() else None
         return JSONResponse(
             {
-                "league": _league_name(site),
-                "standings": [_clean(s.__dict__) for s in standings(rows)],
-                "headToHead": head_to_head(rows),
-                "reliability": reliability(rows),
+                "league": name,
+                "standings": [_clean(s.__dict__) for s in standings(blocks)],
+                "headToHead": head_to_head(blocks),
+                "reliability": reliability(blocks),
                 "plot": plot,
-                "games": sorted({r.game for r in rows}),
-                "policies": sorted({p for r in rows for p in r.seats}),
-                "endings": sorted({r.ending for r in rows}),
+                "games": sorted({b.game for b in blocks}),
+                "policies": sorted({p for b in blocks for p in b.seats}),
+                "endings": sorted({r.ending for r in listed}),
             }
         )
 
     async def episodes(request: Request) -> JSONResponse:
         q = request.query_params
-        rows = _rows(site)
-        game, policy, ending = q.get("game"), q.get("policy"), q.get("ending")
         only_replays = q.get("replays", "1") == "1"
+        rows = _listing(site, only_replays)
+        game, policy, ending = q.get("game"), q.get("policy"), q.get("ending")
         picked = [
             r
             for r in rows
@@ -183,7 +184,24 @@ def _in_progress(root: Path, limit: int = 50) -> list[Path]:
     return found
 
 
-def _rows(site: Site) -> list[Any]:
+def _league(site: Site) -> tuple[str | None, list[Any], list[Any]]:
+    """The latest league in the database: its name, its result blocks, its replay listings."""
+    if site.database is None:
+        return None, [], []
+    from ..league.storage import LeagueDB
+
+    db = LeagueDB(site.database)
+    try:
+        names = db.leagues()
+        if not names:
+            return None, [], []
+        return names[-1], db.blocks(names[-1]), db.runner_rows(names[-1], source=None)
+    finally:
+        db.close()
+
+
+def _listing(site: Site, only_replays: bool) -> list[Any]:
+    """Episodes to list: those with a replay, or every scored episode (chunks expanded)."""
     if site.database is None:
         return []
     from ..league.storage import LeagueDB
@@ -191,20 +209,16 @@ def _rows(site: Site) -> list[Any]:
     db = LeagueDB(site.database)
     try:
         names = db.leagues()
-        return db.episodes(names[-1]) if names else []
-    finally:
-        db.close()
-
-
-def _league_name(site: Site) -> str | None:
-    if site.database is None:
-        return None
-    from ..league.storage import LeagueDB
-
-    db = LeagueDB(site.database)
-    try:
-        names = db.leagues()
-        return names[-1] if names else None
+        if not names:
+            return []
+        listed = [r for r in db.runner_rows(names[-1], source=None) if r.replay]
+        if only_replays:
+            return listed
+        paths = {(r.pairing, r.idx): r.replay for r in listed}
+        return [
+            replace(r, replay=paths.get((r.pairing, r.idx), r.replay))
+            for r in db.episodes(names[-1])
+        ]
     finally:
         db.close()
 

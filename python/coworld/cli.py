@@ -82,6 +82,8 @@ def _run_league(config, *, backend: str, address: str | None, fresh: bool) -> in
         f"{report.played_now} episodes played now, {report.episodes} in the league, "
         f"{report.seconds:.1f} s"
     )
+    if report.played_now == 0:
+        console.print("every scheduled episode was already in the database (add --fresh to replay)")
     for kind, path in report.exports.items():
         console.print(f"{kind:>4}: {path}")
     console.print(f"database: {report.database}")

@@ -109,7 +109,8 @@ class Episode:
         self.claude_enabled = client is not None or has_credentials()
         self.on_event = on_event
         self.out = Path(out) if out else None
-        self.record_calls = record_calls and self.out is not None
+        has_claude = any(isinstance(p, ClaudePolicy) for p in self.policies)
+        self.record_calls = record_calls and self.out is not None and has_claude
         self.seat_transcripts = seat_transcripts and self.out is not None
         self._writers: dict[str, JsonLinesWriter] = {}
         self.events: list[dict[str, Any]] = []

@@ -154,15 +154,6 @@ impl Breakthrough {
         }
     }
 
-    /// The `random` baseline without a move list: the k-th legal step in the order of
-    /// [`Game::legal_moves_into`], k uniform (the same draw as
-    /// [`crate::game::random_policy`]).
-    fn random_move(&self, rng: &mut Rng) -> Step {
-        let (s, l, r) = self.targets(self.mover);
-        let k = rng.below((s.count_ones() + l.count_ones() + r.count_ones()) as usize);
-        self.nth_legal(k as u32)
-    }
-
     /// The k-th legal step in the order of [`Game::legal_moves_into`] (k below their
     /// number), origin by origin: no per-step branches, one data-dependent exit.
     #[inline]
@@ -251,6 +242,15 @@ impl Gauntlet for Breakthrough {
     fn standing(&self, seat: Seat) -> i32 {
         let (sum, max) = self.advance_terms(seat);
         100 * self.pieces[seat].count_ones() as i32 + 10 * sum + 40 * max
+    }
+
+    /// The `random` baseline without a move list: the k-th legal step in the order of
+    /// [`Game::legal_moves_into`], k uniform (the same draw as
+    /// [`crate::game::random_policy`]).
+    fn random_move(&self, rng: &mut Rng) -> Step {
+        let (s, l, r) = self.targets(self.mover);
+        let k = rng.below((s.count_ones() + l.count_ones() + r.count_ones()) as usize);
+        self.nth_legal(k as u32)
     }
 }
 
@@ -378,15 +378,11 @@ impl Game for Breakthrough {
     }
 
     fn policy_names() -> &'static [&'static str] {
-        &["tactician", "random"]
+        super::POLICIES
     }
 
     fn policy(name: &str) -> Option<Policy<Self>> {
-        match name {
-            "tactician" => Some(super::tactician::<Self>),
-            "random" => Some(Self::random_move),
-            _ => None,
-        }
+        super::policy(name)
     }
 }
 

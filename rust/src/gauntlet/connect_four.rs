@@ -81,17 +81,6 @@ impl ConnectFour {
         })
     }
 
-    /// `random`: the same draw as a uniform pick from `legal_moves`, without the list.
-    fn random_move(&self, rng: &mut Rng) -> u8 {
-        // Bit f: file f has room; the k-th open file by a table, without branches.
-        let open = (0..FILES).fold(0u8, |m, f| {
-            m | (((self.heights[f] as usize) < RANKS) as u8) << f
-        });
-        assert!(open != 0, "a settled game has no random move");
-        let k = rng.below(open.count_ones() as usize);
-        select8(open, k as u32) as u8
-    }
-
     fn stones(&self) -> Value {
         let mut m = serde_json::Map::new();
         for f in 0..FILES {
@@ -111,6 +100,17 @@ impl Gauntlet for ConnectFour {
             .filter(|&&w| w & opp == 0)
             .map(|&w| WINDOW_WEIGHTS[(w & own).count_ones() as usize])
             .sum()
+    }
+
+    /// `random`: the same draw as a uniform pick from `legal_moves`, without the list.
+    fn random_move(&self, rng: &mut Rng) -> u8 {
+        // Bit f: file f has room; the k-th open file by a table, without branches.
+        let open = (0..FILES).fold(0u8, |m, f| {
+            m | (((self.heights[f] as usize) < RANKS) as u8) << f
+        });
+        assert!(open != 0, "a settled game has no random move");
+        let k = rng.below(open.count_ones() as usize);
+        select8(open, k as u32) as u8
     }
 }
 
@@ -218,15 +218,11 @@ impl Game for ConnectFour {
     }
 
     fn policy_names() -> &'static [&'static str] {
-        &["tactician", "random"]
+        super::POLICIES
     }
 
     fn policy(name: &str) -> Option<Policy<Self>> {
-        match name {
-            "tactician" => Some(super::tactician::<Self>),
-            "random" => Some(Self::random_move),
-            _ => None,
-        }
+        super::policy(name)
     }
 }
 

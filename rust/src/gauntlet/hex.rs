@@ -162,17 +162,6 @@ impl Hex {
         c
     }
 
-    /// The `random` baseline without building the move list: the k-th empty cell in
-    /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
-    /// [`crate::game::random_policy`]).
-    fn random_move(&self, rng: &mut Rng) -> u8 {
-        // Every ply placed one stone, and the 7 x 7 board fits the low word.
-        let empty = BOARD & !(self.stones[0] | self.stones[1]) as u64;
-        debug_assert_eq!(empty.count_ones(), CELLS as u32 - self.plies);
-        let k = rng.below(CELLS - self.plies as usize);
-        select64(empty, k as u32) as u8
-    }
-
     fn stones_json(&self) -> Value {
         let mut m = serde_json::Map::new();
         for cell in 0..SIZE * SIZE {
@@ -187,6 +176,17 @@ impl Hex {
 impl Gauntlet for Hex {
     fn standing(&self, seat: Seat) -> i32 {
         1000 - 10 * self.dist_to_win(seat) as i32
+    }
+
+    /// The `random` baseline without building the move list: the k-th empty cell in
+    /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
+    /// [`crate::game::random_policy`]).
+    fn random_move(&self, rng: &mut Rng) -> u8 {
+        // Every ply placed one stone, and the 7 x 7 board fits the low word.
+        let empty = BOARD & !(self.stones[0] | self.stones[1]) as u64;
+        debug_assert_eq!(empty.count_ones(), CELLS as u32 - self.plies);
+        let k = rng.below(CELLS - self.plies as usize);
+        select64(empty, k as u32) as u8
     }
 }
 
@@ -316,15 +316,11 @@ impl Game for Hex {
     }
 
     fn policy_names() -> &'static [&'static str] {
-        &["tactician", "random"]
+        super::POLICIES
     }
 
     fn policy(name: &str) -> Option<Policy<Self>> {
-        match name {
-            "tactician" => Some(super::tactician::<Self>),
-            "random" => Some(Self::random_move),
-            _ => None,
-        }
+        super::policy(name)
     }
 }
 

@@ -9,7 +9,7 @@ pub mod quoridor;
 
 use serde_json::{json, Value};
 
-use crate::game::{Game, Outcome, Seat};
+use crate::game::{Game, Outcome, Policy, Seat};
 use crate::rng::Rng;
 
 /// The fixed rotation order: `rotate` plays `ROTATION[((seed % 4) + 4) % 4]`.
@@ -132,6 +132,20 @@ const fn select_table() -> [u8; 2048] {
 pub trait Gauntlet: Game {
     /// The spec's `standing(sim, seat)`: higher is better for `seat`, from the true board.
     fn standing(&self, seat: Seat) -> i32;
+    /// `random`: exactly the move `rng.pick(&self.legal_moves())` draws, without the list.
+    fn random_move(&self, rng: &mut Rng) -> Self::Move;
+}
+
+/// The baselines every gauntlet game fields.
+pub const POLICIES: &[&str] = &["tactician", "random"];
+
+/// A gauntlet baseline by name (`Game::policy` of every gauntlet game).
+pub fn policy<G: Gauntlet>(name: &str) -> Option<Policy<G>> {
+    match name {
+        "tactician" => Some(tactician::<G>),
+        "random" => Some(G::random_move),
+        _ => None,
+    }
 }
 
 /// Ply-cap / wall-clock adjudication: the higher standing wins, equal draws.

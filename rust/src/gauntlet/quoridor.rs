@@ -494,32 +494,6 @@ impl Quoridor {
         pa == pc || pc == pb || pa == pb
     }
 
-    /// The `random` baseline without building the move list: the k-th legal move in
-    /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
-    /// [`crate::game::random_policy`]).
-    fn random_move(&self, rng: &mut Rng) -> u8 {
-        if self.walls_left[self.mover] == 0 {
-            if let Some((exits, cell)) = self.plain_steps() {
-                let k = rng.below(exits.count_ones() as usize);
-                let d = select8(exits, k as u32) as usize;
-                return (cell as isize + STEP_DELTAS[d]) as u8;
-            }
-            let pawns = self.pawn_targets();
-            return nth_bit(pawns, rng.below(pawns.count_ones() as usize)) as u8;
-        }
-        let pawns = self.pawn_targets();
-        let [h, v] = self.legal_walls();
-        let (np, nh) = (pawns.count_ones() as usize, h.count_ones() as usize);
-        let k = rng.below(np + nh + v.count_ones() as usize);
-        if k < np {
-            nth_bit(pawns, k) as u8
-        } else if k < np + nh {
-            H_BASE + nth_bit(h as u128, k - np) as u8
-        } else {
-            V_BASE + nth_bit(v as u128, k - np - nh) as u8
-        }
-    }
-
     fn place_wall(&mut self, anchor: usize, o: Orientation) {
         let steps = wall_steps(anchor, o);
         self.blocked.up |= steps.up;
@@ -575,6 +549,32 @@ impl Gauntlet for Quoridor {
     fn standing(&self, seat: Seat) -> i32 {
         let dist = self.dist_to_goal(seat).map_or(NO_PATH, |d| d as i32);
         1000 - 10 * dist + 2 * self.walls_left[seat] as i32
+    }
+
+    /// The `random` baseline without building the move list: the k-th legal move in
+    /// the order of [`Game::legal_moves_into`], k uniform (the same draw as
+    /// [`crate::game::random_policy`]).
+    fn random_move(&self, rng: &mut Rng) -> u8 {
+        if self.walls_left[self.mover] == 0 {
+            if let Some((exits, cell)) = self.plain_steps() {
+                let k = rng.below(exits.count_ones() as usize);
+                let d = select8(exits, k as u32) as usize;
+                return (cell as isize + STEP_DELTAS[d]) as u8;
+            }
+            let pawns = self.pawn_targets();
+            return nth_bit(pawns, rng.below(pawns.count_ones() as usize)) as u8;
+        }
+        let pawns = self.pawn_targets();
+        let [h, v] = self.legal_walls();
+        let (np, nh) = (pawns.count_ones() as usize, h.count_ones() as usize);
+        let k = rng.below(np + nh + v.count_ones() as usize);
+        if k < np {
+            nth_bit(pawns, k) as u8
+        } else if k < np + nh {
+            H_BASE + nth_bit(h as u128, k - np) as u8
+        } else {
+            V_BASE + nth_bit(v as u128, k - np - nh) as u8
+        }
     }
 }
 
@@ -727,15 +727,11 @@ impl Game for Quoridor {
     }
 
     fn policy_names() -> &'static [&'static str] {
-        &["tactician", "random"]
+        super::POLICIES
     }
 
     fn policy(name: &str) -> Option<Policy<Self>> {
-        match name {
-            "tactician" => Some(super::tactician::<Self>),
-            "random" => Some(Self::random_move),
-            _ => None,
-        }
+        super::policy(name)
     }
 }
 

@@ -12,6 +12,7 @@ function seatName(seat) {
   const n = state.header.seats.length;
   return n === 2 ? ["red", "blue"][seat] : state.header.seats[seat].alias;
 }
+function alias(seat) { return state.header.seats[seat].alias; }
 function viewAt(step) { return step === 0 ? state.header.view : state.plies[step - 1].view; }
 function maxStep() { return state.plies.length; }
 
@@ -62,10 +63,10 @@ function scorebug(v) {
   };
   const fam = family(state.header.resolvedGame);
   if (fam === "fog") {
-    v.distToWin.forEach((d, seat) => item(seat, `${seatName(seat)} distToWin ${d}`));
+    v.distToWin.forEach((d, seat) => item(seat, `${alias(seat)} · ${seatName(seat)} distToWin ${d}`));
     item(null, `ply ${v.plies}/${v.maxPlies}`);
   } else if (fam === "gauntlet") {
-    v.standing.forEach((s, seat) => item(seat, `${seatName(seat)} standing ${s}`));
+    v.standing.forEach((s, seat) => item(seat, `${alias(seat)} · ${seatName(seat)} standing ${s}`));
     item(null, `ply ${v.plies}/${v.maxPlies}`);
   } else {
     item(null, `score ${v.score}`);

@@ -27,6 +27,7 @@ line passes through the shared corner).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from functools import cache
 
@@ -36,7 +37,7 @@ CellLike = str | Cell
 _EPSILON = 1e-6
 
 
-class _Grid:
+class _Grid(ABC):
     kind = ""
 
     def __init__(self, files: int, ranks: int) -> None:
@@ -89,14 +90,17 @@ class _Grid:
         steps = ((file + df, rank + dr) for df, dr in self._steps())
         return [self.name(c) for c in steps if self._on_board(c)]
 
+    @abstractmethod
     def distance(self, a: CellLike, b: CellLike) -> int:
-        raise NotImplementedError
+        """Each grid kind defines it."""
 
+    @abstractmethod
     def _steps(self) -> tuple[Cell, ...]:
-        raise NotImplementedError
+        """Each grid kind defines it."""
 
+    @abstractmethod
     def _line(self, a: Cell, b: Cell, side: int) -> list[Cell]:
-        raise NotImplementedError
+        """Each grid kind defines it."""
 
 
 class SquareGrid(_Grid):

@@ -259,21 +259,7 @@ impl Game for Breakthrough {
     // The start does not depend on the seed: the simulator may clone one fresh state.
     const SEED_FREE_START: bool = true;
 
-    fn id(&self) -> &'static str {
-        "breakthrough"
-    }
-    fn num_seats(&self) -> usize {
-        2
-    }
-    fn active_seat(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.mover)
-    }
-    fn plies(&self) -> u32 {
-        self.plies
-    }
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
+    super::turn_accessors!("breakthrough");
 
     /// By origin cell, then destination cell, both ascending.
     fn legal_moves_into(&self, out: &mut Vec<Step>) {

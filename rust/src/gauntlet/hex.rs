@@ -195,21 +195,7 @@ impl Game for Hex {
     // The start does not depend on the seed: the simulator may clone one fresh state.
     const SEED_FREE_START: bool = true;
 
-    fn id(&self) -> &'static str {
-        "hex"
-    }
-    fn num_seats(&self) -> usize {
-        2
-    }
-    fn active_seat(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.mover)
-    }
-    fn plies(&self) -> u32 {
-        self.plies
-    }
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
+    super::turn_accessors!("hex");
 
     /// Empty cells, a1 b1 ... g1 a2 ... g7.
     fn legal_moves_into(&self, out: &mut Vec<u8>) {

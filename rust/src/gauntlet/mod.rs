@@ -12,6 +12,29 @@ use serde_json::{json, Value};
 use crate::game::{Game, Outcome, Policy, Seat};
 use crate::rng::Rng;
 
+/// The `Game` accessors every gauntlet state shares: two seats, and the fields
+/// `mover`, `plies` and `outcome`.
+macro_rules! turn_accessors {
+    ($id:literal) => {
+        fn id(&self) -> &'static str {
+            $id
+        }
+        fn num_seats(&self) -> usize {
+            2
+        }
+        fn active_seat(&self) -> Option<Seat> {
+            self.outcome.is_none().then_some(self.mover)
+        }
+        fn plies(&self) -> u32 {
+            self.plies
+        }
+        fn outcome(&self) -> Option<&Outcome> {
+            self.outcome.as_ref()
+        }
+    };
+}
+pub(crate) use turn_accessors;
+
 /// The fixed rotation order: `rotate` plays `ROTATION[((seed % 4) + 4) % 4]`.
 pub const ROTATION: [&str; 4] = ["connect-four", "breakthrough", "hex", "quoridor"];
 

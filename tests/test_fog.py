@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -42,7 +43,7 @@ def test_the_family_is_registered_with_a_fog_reducer():
         ("phantom-ttt-3", "a port of OpenSpiel phantom_ttt", False, False, 0, 18),
         ("dark-hex-4", "a port of OpenSpiel dark_hex", False, False, 0, 32),
         ("dark-hex-5", "a port of OpenSpiel abrupt_dark_hex", False, True, 0, 50),
-        ("recon-hex-5", "an original variant, not a port of OpenSpiel rbc", True, True, 3, 50),
+        ("recon-hex-5", "original variant (not a port of OpenSpiel rbc)", True, True, 3, 50),
     ],
 )
 def test_config_records_the_variant(game_id, label, original, abrupt, sense, cap):
@@ -105,13 +106,15 @@ def test_views():
     # Seat 1 collided on c3 (abrupt: the turn passed), then seat 0 placed a1.
     mine = s.view_for(1)
     assert mine["ownStones"] == [] and mine["provenStones"] == ["c3"]
-    assert mine["log"] == [{"ply": 1, "cell": "c3", "result": "occupied"}]
-    assert mine["activeSeat"] == 1 and mine["plies"] == 3 and mine["maxPlies"] == 50
+    # Numbered by seat 1's own attempts; the global ply count (3) is nowhere in its view.
+    assert mine["log"] == [{"attempt": 1, "cell": "c3", "result": "occupied"}]
+    assert mine["activeSeat"] == 1 and mine["attempts"] == 1 and mine["maxPlies"] == 50
     assert set(mine) == {
         "game", "variant", "original", "mode", "size", "abrupt", "sense", "files", "ranks",
-        "activeSeat", "plies", "maxPlies", "seat", "ownStones", "provenStones", "log",
-        "legalAttempts", "legalSenseAnchors", "believedDistToWin", "outcome",
+        "activeSeat", "attempts", "maxPlies", "seat", "ownStones", "provenStones", "log",
+        "legalAttempts", "legalSenseAnchors", "believedDistToWin", "revelations", "outcome",
     }  # fmt: skip
+    assert [r["where"] for r in mine["revelations"]] == ["c3"]
     theirs = s.view_for(0)
     assert theirs["ownStones"] == ["a1", "c3"]
     assert theirs["provenStones"] == [] and len(theirs["log"]) == 2
@@ -207,11 +210,12 @@ def test_observation_text_shows_the_seat_its_own_knowledge():
     assert "Your believed distToWin: 1" in text
     assert "Legal attempts: a2, a3, a4, b2, b3, b4, c2, c3, c4, d1, d2, d3, d4" in text
     assert " 1  X X X ." in text  # rank 1 as seat 0 believes it
-    assert "ply 4: attempted c1: placed" in text
+    assert "attempt 3: attempted c1: placed" in text
+    assert "Your attempts so far: 3 " in text and not re.search(r"\bply\b", text)
     recon = play("recon-hex-5", "a1+a1 e5+b2 b2+e5")
     text = fog.observation_text(recon, 0, notes="", operator_prompt="", aliases=[])
     assert "sensed b2 (opponent stones: b2; empty: a2, a3, b1, b3, c1, c2, c3)" in text
-    assert "c3 (ply 2)" in text and "Legal sense anchors" in text
+    assert "c3 (attempt 2)" in text and "Legal sense anchors" in text
     assert "You are seat 0 (red" in text
 
 

@@ -152,6 +152,14 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn active_seat(&self) -> Option<Seat>;
     /// Plies (decisions) applied so far.
     fn plies(&self) -> u32;
+    /// Which PRNG stream the coming decision's baseline draws from (with the
+    /// episode seed). Games where every seat sees every ply use `plies`; a game
+    /// whose ply count is hidden from the mover (fog: opponent collisions)
+    /// derives it from what the mover knows, so its baselines stay a function
+    /// of its view.
+    fn decision_stream(&self) -> u32 {
+        self.plies()
+    }
     fn outcome(&self) -> Option<&Outcome>;
 
     /// The active seat's legal moves, derived from what that seat may know.

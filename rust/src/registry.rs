@@ -288,8 +288,8 @@ impl State {
         if self.is_terminal() {
             return Err(CoreError::illegal(name, "the game is over", vec![]));
         }
-        let mut rng = Rng::for_decision(self.seed, self.plies());
         dispatch!(&self.inner, g => {
+            let mut rng = Rng::for_decision(self.seed, g.decision_stream());
             let policy = lookup_policy(g, name)?;
             Ok(g.move_name(policy(g, &mut rng)))
         })

@@ -158,7 +158,7 @@ fn pool(threads: usize) -> CoreResult<Arc<rayon::ThreadPool>> {
 /// Play one episode to its end with one baseline per seat.
 pub fn play_out<G: Game>(mut g: G, policies: &[Policy<G>], seed: i64, game: u8) -> EpisodeRecord {
     while let Some(seat) = g.active_seat() {
-        let mut rng = Rng::for_decision(seed, g.plies());
+        let mut rng = Rng::for_decision(seed, g.decision_stream());
         let mv = policies[seat](&g, &mut rng);
         g.apply(mv);
     }

@@ -5,8 +5,12 @@ parser (with a fuzz test: any input gives a Reply or ReplyRejected)."""
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -312,3 +316,40 @@ def test_the_reader_never_fails_otherwise(text, game_id):
         assert e.kind in ("unparseable", "illegal") and e.legal
         return
     assert move in s.legal_moves()
+
+
+# ---- recon-hex-5 is labelled an original variant everywhere (issue 11, item 5) ----
+
+ORIGINAL = "original variant (not a port of OpenSpiel rbc)"
+
+
+def _cli(*args: str, cwd: Path | None = None) -> str:
+    env = {**os.environ, "COLUMNS": "300"}
+    return subprocess.run(
+        [sys.executable, "-m", "coworld.cli", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=cwd,
+    ).stdout
+
+
+def test_coworld_games_labels_recon_hex_5_an_original_variant():
+    rows = {line.split()[1]: line for line in _cli("games").splitlines() if "│" in line[:3]}
+    assert ORIGINAL in rows["recon-hex-5"]
+    assert "a port of OpenSpiel dark_hex" in rows["dark-hex-4"]
+    assert "not a port" not in rows["dark-hex-5"]
+
+
+def test_coworld_play_banner_labels_recon_hex_5_an_original_variant(tmp_path):
+    out = _cli("play", "recon-hex-5", "-s", "probe", "-s", "sweep", "--seed", "3",
+               "--out", str(tmp_path / "r.jsonl"))  # fmt: skip
+    banner = next(line for line in out.splitlines() if line.startswith("recon-hex-5"))
+    assert ORIGINAL in banner
+
+
+def test_the_readme_game_table_labels_recon_hex_5_an_original_variant():
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| Fog-of-War Boards"))
+    assert f"`recon-hex-5`: {ORIGINAL}" in row

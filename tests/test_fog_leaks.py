@@ -347,7 +347,48 @@ def test_revelations_reach_only_the_seat_that_learned(game_id):
         ]
     collided = [e for e in full["events"] if e["result"] == "occupied"]
     assert all(
-        {"what": "stone", "where": e["cell"], "identity": 1 - e["seat"]}.items()
+        {"what": "stone", "where": e["cell"], "identity": {"owner": 1 - e["seat"]}}.items()
         <= e["revelations"][-1].items()
         for e in collided
     )
+
+
+def test_sdk_seat_transcripts_and_agent_outcomes_hold_only_the_seat_s_knowledge():
+    """RFC-003's publishable seat transcript and AgentEnvironment, on fog: the opponent's
+    collisions leave no record (steps count the seat's own actions), and the outcome is
+    the seat's own (no true distToWin, winning path, probes or guesses)."""
+    from coworld.sdk import AgentEnvironment, SubmittedAction, seat_transcript
+    from coworld.sdk.episode import Episode as SdkEpisode
+
+    reducer = coworld.game("dark-hex-4")
+
+    def episode(moves: list[str]) -> SdkEpisode:
+        state = reducer.init(seed=7)
+        run = SdkEpisode(level=None, seed=7, states=[state])
+        for m in moves:
+            submitted = SubmittedAction(state.active_seat, m)
+            state = reducer.apply(state, submitted)
+            run.actions.append(submitted)
+            run.states.append(state)
+        return run
+
+    # seat 1 finds a4 before placing a1 (left), or places a1 at once (right)
+    left = episode(["a4", "a4", "a1", "b4", "b1", "c4", "c1", "d4"])
+    right = episode(["a4", "a1", "b4", "b1", "c4", "c1", "d4"])
+    assert left.final.is_terminal and right.final.is_terminal
+    mine = [seat_transcript(reducer, run, 0) for run in (left, right)]
+    assert canonical(mine[0]) == canonical(mine[1])
+    assert [r["step"] for r in mine[0]["steps"]] == [0, 1, 1, 2, 2, 3, 3, 4]
+    assert mine[0]["outcome"] == {"reason": "complete", "ending": "connection",
+                                  "score": [1, -1], "winner": 0}  # fmt: skip
+    assert seat_transcript(reducer, left, 0, verifiable=True)["outcome"] == left.final.results
+
+    env = AgentEnvironment(
+        reducer, None, 7, seat=1, behaviours=lambda r, s, seat: s.baseline_move("probe")
+    )
+    env.reset()
+    result = env.step("a1")
+    while not result.done:
+        result = env.step(env.legal_moves()[0])
+    assert set(result.outcome) == {"reason", "ending", "score", "winner"}
+    assert "distToWin" in env.outcome  # the harness still has the full results

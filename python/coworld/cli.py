@@ -24,9 +24,16 @@ def _cmd_games(args: argparse.Namespace) -> int:
     table.add_column("family")
     table.add_column("seats", justify="right")
     table.add_column("baselines")
+    table.add_column("variant")
     for gid in GAMES:
         state = _core.State(gid, None, 1)
-        table.add_row(gid, FAMILIES[gid], str(state.num_seats), ", ".join(state.policy_names))
+        table.add_row(
+            gid,
+            FAMILIES[gid],
+            str(state.num_seats),
+            ", ".join(state.policy_names),
+            state.config.get("variant", ""),
+        )
     console.print(table)
     return 0
 
@@ -234,7 +241,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
             f"{episode.family.FALLBACK} baseline and recorded as origin 'fallback'.[/]"
         )
     names = ", ".join(f"{a} ({p.name})" for a, p in zip(episode.aliases, policies, strict=True))
-    console.print(f"[bold]{episode.state.resolved_game}[/] seed {episode.seed}: {names}")
+    variant = episode.state.config.get("variant")  # fog: its port, or "original variant (...)"
+    label = f" ({variant})" if variant else ""
+    console.print(f"[bold]{episode.state.resolved_game}[/]{label} seed {episode.seed}: {names}")
     import asyncio
 
     viewer = None

@@ -34,6 +34,12 @@ class FogReducer(Reducer):
         """Only what DESIGN's "What a fog seat learns" allows (see the core's `view_for`)."""
         return state.view_for(seat)
 
+    def results_for(self, state: State, seat: int) -> dict[str, Any] | None:
+        """The results as `seat` learns them: reason, ending, score and winner (never
+        the true distToWin, the winning path, the opponent's probes or guesses)."""
+        outcome: dict[str, Any] | None = state.view_for(seat)["outcome"]
+        return outcome
+
     def with_guess(self, state: State, cells: Sequence[str]) -> State:
         """The state with the active seat's guess recorded for the coming ply (audit only)."""
         return state.with_guess([str(c) for c in cells])

@@ -599,7 +599,7 @@ fn revelations_go_to_the_seat_that_learned() {
     assert_eq!(
         mine,
         serde_json::json!([{
-            "kind": "revelation", "what": "stone", "identity": 0, "where": "a4",
+            "kind": "revelation", "what": "stone", "identity": {"owner": 0}, "where": "a4",
             "from": {"zone": "board", "visibility": {"kind": "seats", "seats": [0]}},
             "to": {"zone": "board", "visibility": {"kind": "seats", "seats": [0, 1]}},
             "step": 1, "revealedTo": [1],

@@ -43,8 +43,9 @@ fn sense_report(g: &FogState, r: &PlyRecord) -> Value {
 }
 
 /// RFC-003 revelation records of one ply by `r.seat` (its `attempt`-th): the
-/// sensed block (recon hex) and the opponent stone a collision found, each
-/// revealed to the mover only. `step` is the mover's own attempt count, never
+/// sensed block (recon hex; identity: the stones and empty cells in it) and the
+/// opponent stone a collision found (identity: its owner), each revealed to the
+/// mover only. `step` is the mover's own attempt count, never
 /// the global ply.
 fn ply_revelations(g: &FogState, attempt: usize, r: &PlyRecord) -> Vec<Value> {
     let (me, opp) = (r.seat as usize, 1 - r.seat as usize);
@@ -69,7 +70,11 @@ fn ply_revelations(g: &FogState, attempt: usize, r: &PlyRecord) -> Vec<Value> {
         out.push(record("sense", block, g.cell_text(a as usize)));
     }
     if r.occupied {
-        out.push(record("stone", json!(opp), g.cell_text(r.cell as usize)));
+        out.push(record(
+            "stone",
+            json!({ "owner": opp }),
+            g.cell_text(r.cell as usize),
+        ));
     }
     out
 }

@@ -2,7 +2,8 @@
 
 A seat may know its own stones, the opponent stones it has proven, its own
 referee log (its plies' results and sense reports), whose turn it is and the
-public counters plies / maxPlies. Episodes that agree on all of that must give
+constant maxPlies; never the global ply count (in the non-abrupt variants it
+counts the opponent's collisions). Episodes that agree on all of that must give
 the seat identical observation streams (canonical JSON at every step), however
 the opponent's unproven stones, collisions, guesses, say and notes differ.
 

@@ -242,7 +242,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         )
     names = ", ".join(f"{a} ({p.name})" for a, p in zip(episode.aliases, policies, strict=True))
     variant = episode.state.config.get("variant")  # fog: its port, or "original variant (...)"
-    label = f" ({variant})" if variant else ""
+    label = f" · {variant} ·" if variant else ""
     console.print(f"[bold]{episode.state.resolved_game}[/]{label} seed {episode.seed}: {names}")
     import asyncio
 

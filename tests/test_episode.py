@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -584,3 +585,20 @@ def test_the_wall_clock_guard_uses_the_worst_case_of_the_seat_to_move(tmp_path):
     )
     assert results["reason"] == "deadline" and results["plies"] == 1  # the scripted ply 0
     assert not mock.requests
+
+
+def test_a_slow_scripted_seat_s_worst_ply_is_its_slowest_so_far(monkeypatch):
+    """Scripted decisions that take 0.3 s in a 0.75 s budget: after two plies (0.6 s)
+    seat 0's worst case is its slowest ply so far (0.3 s), so the guard stops before
+    ply 2 instead of starting a ply that overruns the budget."""
+    episode = Episode("connect-four", ["tactician", "random"], seed=3,
+                      clock=Clock(play_budget_seconds=0.75, llm_timeout_seconds=1))  # fmt: skip
+    real = Episode._decide
+
+    async def slow(self, seat):
+        time.sleep(0.3)
+        return await real(self, seat)
+
+    monkeypatch.setattr(Episode, "_decide", slow)
+    results = asyncio.run(episode.run())
+    assert results["reason"] == "deadline" and results["plies"] == 2

@@ -43,7 +43,9 @@ class Clock:
     llm_timeout_seconds: float = 60.0
     worst_ply_seconds: float | None = None
     pace_seconds: float = 0.0
-    #: A scripted seat's (or a fallback's) worst ply: a baseline move in the core.
+    #: A scripted seat's (or a fallback's) worst ply before it has played one: a
+    #: baseline move in the core. Then the guard uses its slowest ply so far
+    #: (a searching baseline such as mcts can take longer).
     scripted_ply_seconds: float = 0.1
 
     @property
@@ -122,6 +124,7 @@ class Episode:
         self.moves = [0] * self.seats  # each seat's own move count: the only one it may know
         self._last_seen: list[str | None] = [None] * self.seats
         self._revealed = 0  # revelation records of the full view already on a ply event
+        self._slowest = [0.0] * self.seats  # each seat's slowest decision so far, seconds
 
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
@@ -251,7 +254,9 @@ class Episode:
                 for s in range(self.seats):
                     self._observe(s)
                 break
+            began = time.monotonic()
             decision = await self._decide(seat)
+            self._slowest[seat] = max(self._slowest[seat], time.monotonic() - began)
             self._play(seat, decision)
             if self.clock.pace_seconds > 0:
                 await asyncio.sleep(self.clock.pace_seconds)
@@ -266,7 +271,9 @@ class Episode:
         """The wall-clock guard's worst case for the seat about to move: a Claude
         call (and its retry) only if this seat will make one."""
         asks_claude = isinstance(self.policies[seat], ClaudePolicy) and self.claude_enabled
-        return self.clock.worst_ply if asks_claude else self.clock.scripted_ply_seconds
+        if asks_claude:
+            return self.clock.worst_ply
+        return max(self.clock.scripted_ply_seconds, self._slowest[seat])
 
     def _play(self, seat: int, decision: Decision) -> None:
         reply = decision.reply or Reply(move=decision.move)

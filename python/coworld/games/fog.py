@@ -218,8 +218,9 @@ def observation_text(
 
     The rules (`RULES_TEXT`) are sent separately; this is the position as the seat
     knows it: its board (own stones, proven opponent stones), its referee log, its
-    notes, its legal attempts and sense anchors, its believed distToWin and the
-    ply counters. The true distToWin and anything unproven never appear.
+    notes, its legal attempts and sense anchors, its believed distToWin and its own
+    attempt count (never the global ply). The true distToWin and anything unproven
+    never appear.
     """
     view = state.view_for(seat)
     other = 1 - seat

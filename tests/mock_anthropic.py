@@ -3,9 +3,13 @@
 Tests point the real `anthropic` client at it through `base_url`. Each POST to
 /v1/messages is answered by the test's script: a function of the request body
 (and the call number) returning one of
-  ("text", str)            a normal reply
-  ("sleep", seconds, str)  a reply that arrives late
-  ("status", code)         an HTTP error (429, 500, 529, ...)
+  ("text", str)                    a normal reply
+  ("thinking", thought, str)       a reply with a thinking block before the text
+  ("sleep", seconds, str)          a reply that arrives late
+  ("status", code)                 an HTTP error (404, 429, 500, 529, ...), retry-after 0
+  ("status", code, retry_after)    the same with the given `retry-after` seconds
+  ("drop",)                        the connection closes without an answer
+Usage: input tokens 100 + n, 20 output, cache 50 (written on call 0, read after).
 Every request is recorded (body and headers) for the test to inspect.
 """
 
@@ -20,7 +24,26 @@ from typing import Any
 
 Script = Callable[[dict[str, Any], int], tuple]
 
-ERROR_TYPES = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+def outage(script: Script, start: float, seconds: float, status: int = 529) -> Script:
+    """`script`, except that every request from `start` (time.monotonic) for
+    `seconds` is answered with `status`."""
+
+    def scripted(body: dict[str, Any], n: int) -> tuple:
+        if start <= time.monotonic() < start + seconds:
+            return ("status", status)
+        return script(body, n)
+
+    return scripted
 
 
 class MockAnthropic:
@@ -64,6 +87,10 @@ class MockAnthropic:
                 if action[0] == "sleep":
                     time.sleep(action[1])
                     action = ("text", action[2])
+                if action[0] == "drop":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
                 if action[0] == "status":
                     code = action[1]
                     payload = {
@@ -73,9 +100,14 @@ class MockAnthropic:
                             "message": f"scripted {code}",
                         },
                     }
-                    self._send(code, payload, {"retry-after": "0"})
+                    wait = action[2] if len(action) > 2 else 0
+                    self._send(code, payload, {"retry-after": str(wait)})
                     return
-                text = action[1]
+                content = [{"type": "text", "text": action[-1]}]
+                if action[0] == "thinking":
+                    content.insert(
+                        0, {"type": "thinking", "thinking": action[1], "signature": "sig"}
+                    )
                 self._send(
                     200,
                     {
@@ -83,7 +115,7 @@ class MockAnthropic:
                         "type": "message",
                         "role": "assistant",
                         "model": body.get("model", "claude-test"),
-                        "content": [{"type": "text", "text": text}],
+                        "content": content,
                         "stop_reason": "end_turn",
                         "stop_sequence": None,
                         "usage": {

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, simulate
-from .errors import CoworldError
+from .errors import ConfigError, CoworldError
 from .games import FAMILIES
 
 if TYPE_CHECKING:
@@ -67,7 +69,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _run_league(config, backend="local", address=None, fresh=args.fresh)
 
 
-def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fresh: bool) -> int:
+def _run_league(
+    config: LeagueConfig,
+    *,
+    backend: str,
+    address: str | None,
+    fresh: bool,
+    redo_infra: bool = False,
+) -> int:
     from .league import LeagueRun
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy
@@ -79,8 +88,17 @@ def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fres
             "[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by each "
             "family's fallback baseline and recorded as origin 'fallback'.[/]"
         )
-    report = LeagueRun(config, backend=backend, address=address, fresh=fresh).run()
+    report = LeagueRun(
+        config, backend=backend, address=address, fresh=fresh, redo_infra=redo_infra
+    ).run()
     _print_standings(config.database, config.name)
+    for pause in report.pauses:
+        since = time.strftime("%H:%M:%S", time.localtime(pause.since))
+        length = f"{pause.until - pause.since:.0f} s" if pause.until else "until the end"
+        console.print(
+            f"[yellow]API unavailable ({escape(pause.cause)}) from {since}: "
+            f"dispatching paused for {length}[/]"
+        )
     if report.budget_stopped:
         console.print(
             "[yellow]budget reached: the league stopped cleanly; rerun the same "
@@ -96,7 +114,18 @@ def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fres
         console.print(f"{kind:>4}: {path}")
     console.print(f"database: {report.database}")
     console.print(f"watch the replays: [bold]coworld view {config.out}[/]")
-    return 0
+    if report.stopped:
+        console.print(
+            f"[red]the league stopped: {escape(report.stopped)}; "
+            f"{report.missing} scheduled episodes are not scored; rerun to resume[/]"
+        )
+    if report.voided:
+        causes = ", ".join(f"{n} {c}" for c, n in sorted(report.voided.items()))
+        console.print(
+            f"[red]{sum(report.voided.values())} episodes are void ({escape(causes)}): "
+            "not scored; rerun with --redo infra to play them again[/]"
+        )
+    return 3 if report.stopped or report.voided else 0
 
 
 def _print_standings(database: str | Path, league: str | None = None) -> None:
@@ -112,9 +141,13 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
         league = league or names[-1]
         blocks = db.blocks(league)
         count = db.count(league)
+        voided = len(db.open_voids(league))
     finally:
         db.close()
-    table = Table(title=f"league {league}: mean episode score, 95% CI ({count} episodes)")
+    void_note = f", {voided} void and not scored" if voided else ""
+    table = Table(
+        title=f"league {league}: mean episode score, 95% CI ({count} episodes{void_note})"
+    )
     for col in ("game", "policy", "n", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
@@ -125,44 +158,50 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
         table.add_row(s.game, s.policy, str(s.n), f"{s.mean:+.3f}", ci)
     console.print(table)
-    rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
+    rel = reliability(blocks)
     if rel:
-        t = Table(title="reliability (Claude seats)")
-        for col in (
-            "policy",
-            "decisions",
-            "retries",
-            "fallbacks",
-            "unparseable",
-            "illegal",
-            "timeout",
-            "api-error",
-            "no-credentials",
-            "tokens",
-            "cost $",
-        ):
-            t.add_column(col, justify="right" if col != "policy" else "left")
-        for p, r in rel.items():
+        console.print(_reliability_table(rel))
+
+
+def _reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
+    """Retry and fallback rates per policy and cause, in 80 columns."""
+    from .league.ranking import FALLBACK_CAUSES
+
+    t = Table(title="reliability (Claude seats): share of decisions")
+    for col in ("policy", "decisions", "cause", "retried", "fallback", "tokens", "cost $"):
+        t.add_column(col, justify="left" if col in ("policy", "cause") else "right")
+    for p, r in rel.items():
+        causes = [c for c in FALLBACK_CAUSES if r.get(f"retry_rate:{c}") or r[f"fallback_rate:{c}"]]
+        for i, cause in enumerate(causes or ["-"]):
+            first = i == 0
             t.add_row(
-                p,
-                str(r["decisions"]),
-                str(r["retries"]),
-                str(r["fallbacks"]),
-                *(
-                    f"{r['fallback_rate:' + c]:.1%}"
-                    for c in ("unparseable", "illegal", "timeout", "api-error", "no-credentials")
-                ),
-                f"{r['tokens']:,}",
-                f"{r['cost_usd']:.2f}",
+                escape(p) if first else "",
+                f"{r['decisions']:,}" if first else "",
+                cause,
+                f"{r.get(f'retry_rate:{cause}', 0.0):.2%}" if cause != "-" else "",
+                f"{r[f'fallback_rate:{cause}']:.2%}" if cause != "-" else "",
+                f"{r['tokens']:,}" if first else "",
+                f"{r['cost_usd']:.2f}" if first else "",
             )
-        console.print(t)
+        t.add_section()
+    return t
 
 
 def _cmd_league_run(args: argparse.Namespace) -> int:
     from .league import load_league
 
     config = load_league(args.league)
-    return _run_league(config, backend=args.backend, address=args.address, fresh=args.fresh)
+    if args.patience is not None:
+        if args.patience <= 0:
+            raise ConfigError("--patience must be greater than 0 seconds", "infra_patience")
+        config = replace(config, infra_patience=args.patience)
+    return _run_league(
+        config,
+        backend=args.backend,
+        address=args.address,
+        fresh=args.fresh,
+        redo_infra=args.redo == "infra",
+    )
 
 
 def _cmd_league_table(args: argparse.Namespace) -> int:
@@ -349,6 +388,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--address", help="Ray cluster address (ray backend; default: start a local one)"
     )
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this league")
+    p.add_argument(
+        "--redo",
+        choices=("infra",),
+        help="infra: play again every episode left void by API failures",
+    )
+    p.add_argument(
+        "--patience",
+        type=float,
+        default=None,
+        help="seconds a call may wait out API failures before its episode is void "
+        "(default: the league's infra_patience, else 300)",
+    )
     p.set_defaults(run=_cmd_league_run)
     p = lsub.add_parser("table", help="print standings from a league database")
     p.add_argument("database", help="league.db or the league's output directory")

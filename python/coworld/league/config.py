@@ -17,6 +17,9 @@ out = "runs/nightly"    # database, replays, standings (relative to this file)
 max_tokens = 2_000_000
 max_cost_usd = 25.0
 
+infra_patience = 300    # seconds a call may wait out API failures before its episode is void
+void_retries = 2        # a void episode is re-queued (same seed) this often per run
+
 [clock]                 # Claude episodes (DESIGN.md / the fog spec's clocks)
 play_budget_seconds = 900
 llm_timeout_seconds = 60
@@ -35,6 +38,7 @@ from .. import GAMES
 from ..episode import Clock
 from ..errors import ConfigError
 from ..games import game as game_reducer
+from ..seats.infra import DEFAULT_PATIENCE_SECONDS
 from ..seats.policy import Policy, load_policy
 
 #: Settings every league plays a game with unless its table says otherwise.
@@ -53,6 +57,8 @@ TOP_LEVEL = {
     "budget",
     "hanabi",
     "clock",
+    "infra_patience",
+    "void_retries",
 }
 
 
@@ -72,6 +78,10 @@ class LeagueConfig:
     #: Per-game settings as the core takes them (`{"hanabi": {"seats": 4}}`).
     settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     clock: Clock = field(default_factory=Clock)
+    #: Seconds one call may wait out infrastructure failures before its episode is void.
+    infra_patience: float = DEFAULT_PATIENCE_SECONDS
+    #: How often a void episode is re-queued (same seed) within one run.
+    void_retries: int = 2
     #: Messages for the operator found while reading the file (deprecated forms).
     notices: tuple[str, ...] = ()
 
@@ -159,7 +169,11 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         if "max_cost_usd" in budget
         else None,
         settings=settings,
-        clock=Clock(**{k: _number(clock_raw, k, "clock.") for k in clock_raw}),
+        clock=Clock(**{k: _clock_field(clock_raw, k) for k in clock_raw}),
+        infra_patience=_positive(raw, "infra_patience")
+        if "infra_patience" in raw
+        else DEFAULT_PATIENCE_SECONDS,
+        void_retries=_int(raw, "void_retries", 0, 100) if "void_retries" in raw else 2,
         notices=tuple(notices),
     )
 
@@ -195,6 +209,20 @@ def _number(raw: dict[str, Any], key: str, prefix: str) -> float:
             f"`{prefix}{key}` must be a non-negative number, not {value!r}", prefix + key
         )
     return float(value)
+
+
+def _clock_field(raw: dict[str, Any], key: str) -> float:
+    """Clock fields; a zero budget or timeout would void every Claude decision."""
+    if key in ("play_budget_seconds", "llm_timeout_seconds", "worst_ply_seconds"):
+        return _positive(raw, key, "clock.")
+    return _number(raw, key, "clock.")
+
+
+def _positive(raw: dict[str, Any], key: str, prefix: str = "") -> float:
+    value = _number(raw, key, prefix)
+    if value <= 0:
+        raise ConfigError(f"`{prefix}{key}` must be greater than 0, not {value!r}", prefix + key)
+    return value
 
 
 def _table(raw: dict[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:

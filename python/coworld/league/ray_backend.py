@@ -9,7 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigError
-from .storage import Chunk, EpisodeRow
+from ..seats.claude import ClaudeClient
+from .storage import Chunk, EpisodeRow, VoidEpisode
 from .work import ChunkJob, EpisodeJob, play_episode, run_chunk
 
 
@@ -35,7 +36,10 @@ class RayBackend:
             done, pending = self.ray.wait(pending, num_returns=1)
             yield self.ray.get(done[0])
 
-    def map_episodes(self, jobs: Iterable[EpisodeJob], concurrency: int) -> Iterator[EpisodeRow]:
+    def map_episodes(
+        self, jobs: Iterable[EpisodeJob], concurrency: int, client: ClaudeClient | None
+    ) -> Iterator[EpisodeRow | VoidEpisode]:
+        """Each task builds (and closes) its own client: `client` stays on the driver."""
         pending: list[Any] = []
         for job in jobs:
             pending.append(self._episode.remote(job))
@@ -45,3 +49,6 @@ class RayBackend:
         while pending:
             done, pending = self.ray.wait(pending, num_returns=1)
             yield self.ray.get(done[0])
+
+    def close(self) -> None:
+        pass

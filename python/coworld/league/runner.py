@@ -12,13 +12,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
+from ..seats.claude import ClaudeClient, has_credentials
+from ..seats.infra import CircuitBreaker, InfraPolicy, Pause, retryable_cause
 from ..seats.policy import BaselinePolicy
 from .backend import make_backend
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
-from .storage import LeagueDB
+from .storage import EpisodeRow, LeagueDB
 from .work import ChunkJob, EpisodeJob, play_episode
 
 #: Scripted episodes per stored batch: the most a kill can lose (resume redoes it).
@@ -55,6 +66,14 @@ class LeagueReport:
     exports: dict[str, Path] = field(default_factory=dict)
     #: Time spent playing and storing episodes (the rest: schedule, replays, exports).
     playing_seconds: float = 0.0
+    #: Scheduled episodes still void (not scored) when the run ended, by cause.
+    voided: dict[str, int] = field(default_factory=dict)
+    #: Times the API was unavailable and dispatching paused.
+    pauses: list[Pause] = field(default_factory=list)
+    #: Why the league stopped before its schedule was played (None: it did not).
+    stopped: str | None = None
+    #: Scheduled episodes not in the database (not played, or void).
+    missing: int = 0
 
 
 class LeagueRun:
@@ -65,6 +84,8 @@ class LeagueRun:
         backend: str = "local",
         address: str | None = None,
         fresh: bool = False,
+        redo_infra: bool = False,
+        infra: InfraPolicy | None = None,
         progress: bool = True,
         console: Console | None = None,
         chunk: int = CHUNK,
@@ -72,11 +93,19 @@ class LeagueRun:
         self.config = config
         self.backend = make_backend(backend, address, config.threads)
         self.fresh = fresh
+        self.redo_infra = redo_infra
+        self.infra = infra or InfraPolicy(patience_seconds=config.infra_patience)
+        self.breaker: CircuitBreaker | None = None
+        #: The cause of an API refusal (401, 404, ...): the league stops dispatching.
+        self.refused: str | None = None
+        #: The pause that outlasted the patience: the league stopped dispatching.
+        self.gave_up: Pause | None = None
         self.console = console or Console()
         self.show_progress = progress
         self.chunk = chunk
         self.schedule = build_schedule(config)
         self.policies = {p.name: p for p in config.policies}
+        self._pairings = {p.key: p for p in self.schedule}
         self.budget_stopped = False
 
     def is_scripted(self, pairing: Pairing) -> bool:
@@ -96,6 +125,7 @@ class LeagueRun:
                 played = self._run_scripted(db, advance) + self._run_claude(db, advance)
                 playing = time.monotonic() - playing
                 self._write_replays(db)
+            self.backend.close()
             from .ranking import export
 
             exports = export(db.blocks(self.config.name), self.config.name, self.config.out)
@@ -108,9 +138,31 @@ class LeagueRun:
                 self.budget_stopped,
                 exports,
                 playing,
+                self._open_void_causes(db),
+                list(self.breaker.pauses) if self.breaker else [],
+                self._stop_reason(),
+                total - db.count(self.config.name),
             )
         finally:
+            self.backend.close()
             db.close()
+
+    def _stop_reason(self) -> str | None:
+        if self.refused:
+            return f"the API refused the calls ({self.refused}); check the key and the models"
+        if self.gave_up:
+            return (
+                f"the API was unavailable ({self.gave_up.cause}) for longer than the "
+                f"patience ({self.infra.patience_seconds:g} s)"
+            )
+        return None
+
+    def _open_void_causes(self, db: LeagueDB) -> dict[str, int]:
+        causes: dict[str, int] = {}
+        for attempts in db.open_voids(self.config.name).values():
+            cause = attempts[-1].cause
+            causes[cause] = causes.get(cause, 0) + 1
+        return causes
 
     # ---- progress -----------------------------------------------------------
 
@@ -120,6 +172,7 @@ class LeagueRun:
         class _Ctx:
             def __enter__(self) -> Advance:
                 self.progress = Progress(
+                    PauseColumn(lambda: run.breaker),
                     TextColumn("[bold]{task.description}"),
                     BarColumn(),
                     MofNCompleteColumn(),
@@ -213,6 +266,7 @@ class LeagueRun:
                         str(out),
                     )
                 )
+                assert isinstance(row, EpisodeRow)  # scripted seats: nothing to void
                 if row.score != tuple(float(x) for x in chunk.score[idx]) or row.plies != int(
                     chunk.plies[idx]
                 ):
@@ -237,38 +291,106 @@ class LeagueRun:
         )
 
     def _run_claude(self, db: LeagueDB, advance: Callable[..., None]) -> int:
-        todo = [
+        """Claude episodes, in passes: the schedule's missing episodes, then those that
+        came back void (same seed), up to `void_retries` more times each. An episode
+        already void that often waits for `--redo infra`."""
+        name = self.config.name
+        voids = {k: len(v) for k, v in db.open_voids(name).items()}
+        queue = [
             (p, idx)
             for p in self.schedule
             if not self.is_scripted(p)
-            for idx in sorted(set(range(p.episodes)) - db.done(self.config.name, p.key))
+            for idx in sorted(set(range(p.episodes)) - db.done(name, p.key))
+            if self.redo_infra or voids.get((p.key, idx), 0) <= self.config.void_retries
         ]
-        if not todo:
+        if not queue:
             return 0
+        client = self._client()
         played = 0
-
-        def jobs() -> Iterator[EpisodeJob]:
-            for p, idx in todo:
-                if self._over_budget(db):
-                    self.budget_stopped = True
-                    return
-                yield EpisodeJob(
-                    p.key,
-                    idx,
-                    p.game,
-                    tuple(self.policies[n] for n in p.seats),
-                    p.seed(idx),
-                    self.config.clock,
-                    self.config.settings_for(p.game),
-                    str(self._replay_path(p, idx)),
+        while queue and self.gave_up is None and self.refused is None:
+            again = []
+            for result in self.backend.map_episodes(
+                self._jobs(queue, db), self.config.concurrency, client
+            ):
+                advance(
+                    int(isinstance(result, EpisodeRow)), result.usage.tokens, result.usage.cost_usd
                 )
-
-        for row in self.backend.map_episodes(jobs(), self.config.concurrency):
-            played += db.add(self.config.name, [row])
-            advance(1, row.usage.tokens, row.usage.cost_usd)
-        if self._over_budget(db) and played < len(todo):
+                if isinstance(result, EpisodeRow):
+                    played += db.add(name, [result])
+                    continue
+                db.add_void(name, result)
+                key = (result.pairing, result.idx)
+                voids[key] = voids.get(key, 0) + 1
+                if not retryable_cause(result.cause):
+                    self.refused = result.cause  # a bad key or model: no retry helps
+                elif voids[key] <= self.config.void_retries:
+                    again.append((self._pairings[result.pairing], result.idx))
+            queue = again
+        if self._over_budget(db) and played < len(queue):
             self.budget_stopped = True
         return played
+
+    def _client(self) -> ClaudeClient | None:
+        """The run's one shared client (None without credentials: the fallback plays)."""
+        if not has_credentials():
+            return None
+        self.breaker = CircuitBreaker(self.infra)
+        return ClaudeClient(
+            timeout=self.config.clock.llm_timeout_seconds, infra=self.infra, breaker=self.breaker
+        )
+
+    def _wait_while_paused(self) -> bool:
+        """Hold dispatching while the API is unavailable. With no call left to probe
+        it, let one episode through (its first call is the probe). False: the pause
+        outlasted the patience, and the league stops (a rerun resumes it)."""
+        b = self.breaker
+        while b is not None and (pause := b.paused) is not None:
+            if time.time() - pause.since > self.infra.patience_seconds:
+                self.gave_up = pause
+                return False
+            if b.waiting == 0:
+                return True
+            time.sleep(0.02)
+        return True
+
+    def _jobs(self, queue: list[tuple[Pairing, int]], db: LeagueDB) -> Iterator[EpisodeJob]:
+        """Jobs, pulled one by one: none while the API is unavailable or over budget."""
+        for p, idx in queue:
+            if not self._wait_while_paused() or self.refused:
+                return
+            if self._over_budget(db):
+                self.budget_stopped = True
+                return
+            yield EpisodeJob(
+                p.key,
+                idx,
+                p.game,
+                tuple(self.policies[n] for n in p.seats),
+                p.seed(idx),
+                self.config.clock,
+                self.config.settings_for(p.game),
+                str(self._replay_path(p, idx)),
+                self.infra,
+            )
+
+
+class PauseColumn(ProgressColumn):
+    """ "paused: API unavailable (529) since 12:01:07" while the breaker is open."""
+
+    def __init__(self, breaker: Callable[[], CircuitBreaker | None]) -> None:
+        super().__init__()
+        self.breaker = breaker
+
+    def render(self, task: Task) -> Text:
+        b = self.breaker()
+        pause = b.paused if b else None
+        if pause is None:
+            return Text("")
+        since = time.strftime("%H:%M:%S", time.localtime(pause.since))
+        return Text(
+            f"paused: API unavailable ({pause.cause.removeprefix('http-')}) since {since}",
+            style="yellow",
+        )
 
 
 __all__ = ["LeagueReport", "LeagueRun", "missing_ranges"]

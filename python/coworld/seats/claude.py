@@ -3,12 +3,14 @@ client, with prompt caching on the system prompt, and usage and cost accounting.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .infra import CircuitBreaker, InfraFailure, InfraPolicy, ModelTimeout, classify, retry_after
 from .policy import ClaudePolicy
 
 #: USD per million tokens: (input, output). Cache writes cost 1.25x input, reads 0.1x.
@@ -94,9 +96,13 @@ def usage_of(model: str, raw: Any) -> Usage:
 class Answer:
     text: str
     usage: Usage
+    #: The model's answering time (the successful request only).
     latency: float
     stop_reason: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Seconds spent waiting out infrastructure failures before this answer, and how many.
+    waited: float = 0.0
+    infra_retries: list[str] = field(default_factory=list)
 
 
 def has_credentials() -> bool:
@@ -106,43 +112,100 @@ def has_credentials() -> bool:
 class ClaudeClient:
     """One async `anthropic` client shared by every Claude seat of a run.
 
-    Transport errors, rate limits and overloads are retried by the client's own
-    backoff (`max_retries`) inside the caller's timeout; what still fails
-    surfaces as an `anthropic.APIError`, which the runner records as `api-error`.
+    The client's own retries are off: infrastructure failures (transport errors,
+    429, 5xx, 529) are retried here with backoff and jitter under the run's
+    patience and its circuit breaker (`seats.infra`), and never reach the model.
+    Each request is bounded by `timeout`, the model's own answering time; a
+    request that runs out of it raises `ModelTimeout`.
     """
 
     def __init__(
-        self, *, timeout: float, max_retries: int = 2, base_url: str | None = None
+        self,
+        *,
+        timeout: float,
+        infra: InfraPolicy | None = None,
+        breaker: CircuitBreaker | None = None,
+        base_url: str | None = None,
+        on_usage: Callable[[ClaudePolicy, Usage], None] | None = None,
     ) -> None:
         import anthropic
 
+        self.timeout = timeout
+        self.infra = infra or (breaker.policy if breaker else InfraPolicy())
+        self.breaker = breaker or CircuitBreaker(self.infra)
+        self.on_usage = on_usage
+        # The transport's own timeout is a backstop a little past ours.
         self._client = anthropic.AsyncAnthropic(
-            timeout=timeout, max_retries=max_retries, base_url=base_url
+            timeout=timeout + 5.0, max_retries=0, base_url=base_url
         )
 
     async def ask(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     ) -> Answer:
-        started = time.monotonic()
+        import anthropic
+
+        entered = time.monotonic()
+        deadline = entered + self.infra.patience_seconds
+        retries: list[str] = []
+        while True:
+            probe = await self.breaker.admit(deadline)
+            started = time.monotonic()
+            try:
+                response = await asyncio.wait_for(
+                    self._send(policy, system, messages), self.timeout
+                )
+            except (TimeoutError, anthropic.APITimeoutError) as err:
+                self.breaker.release_probe(probe)
+                raise ModelTimeout(started - entered) from err
+            except anthropic.APIError as err:
+                cause, retryable = classify(err) or ("error", False)
+                self.breaker.record(False, cause, probe)
+                if not retryable:
+                    raise InfraFailure(cause, _safe_error(err), fatal=True) from err
+                delay = self.infra.backoff(len(retries), retry_after(err))
+                if time.monotonic() + delay > deadline:
+                    raise InfraFailure(
+                        cause, f"{cause} for longer than the patience: {_safe_error(err)}"
+                    ) from err
+                retries.append(cause)
+                await asyncio.sleep(delay)
+                continue
+            except BaseException:
+                self.breaker.release_probe(probe)
+                raise
+            self.breaker.record(True, probe=probe)
+            usage = usage_of(policy.model, response.usage)
+            if self.on_usage is not None:
+                self.on_usage(policy, usage)
+            return Answer(
+                text="".join(getattr(block, "text", "") for block in response.content),
+                usage=usage,
+                latency=time.monotonic() - started,
+                stop_reason=response.stop_reason,
+                waited=started - entered,
+                infra_retries=retries,
+            )
+
+    async def _send(self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]) -> Any:
         options: dict[str, Any] = {}
         if policy.effort:
             options["output_config"] = {"effort": policy.effort}
         if policy.temperature is not None:
             options["extra_body"] = {"temperature": policy.temperature}
-        response = await self._client.messages.create(
+        return await self._client.messages.create(
             model=policy.model,
             max_tokens=policy.max_tokens,
             system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
             messages=messages,  # type: ignore[arg-type]
             **options,
         )
-        text = "".join(getattr(block, "text", "") for block in response.content)
-        return Answer(
-            text=text,
-            usage=usage_of(policy.model, response.usage),
-            latency=time.monotonic() - started,
-            stop_reason=response.stop_reason,
-        )
 
     async def close(self) -> None:
         await self._client.close()
+
+
+def _safe_error(err: Exception) -> str:
+    """An API error's message, without anything that could carry a credential."""
+    status = getattr(err, "status_code", None)
+    text = str(getattr(err, "message", "") or err)
+    return (f"HTTP {status}: " if status else "") + text[:200]

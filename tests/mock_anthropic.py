@@ -51,6 +51,8 @@ class MockAnthropic:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        #: Replies (status 200) written out in full.
+        self.answered = 0
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -139,6 +141,9 @@ class MockAnthropic:
                         self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(data)
+                    if code == 200:
+                        with mock._lock:
+                            mock.answered += 1
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 

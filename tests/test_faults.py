@@ -4,7 +4,11 @@ issue's table reproduced at small scale against the local Messages API server.""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -162,3 +166,118 @@ def test_a_refused_key_or_unknown_model_is_not_retried(tmp_path, api):
     ).run()
     assert report.voided == {"http-404": 4} and report.stopped.startswith("the API refused")
     assert len(api.requests) == 4  # the episodes in flight, one call each, no retry
+
+
+def _league_toml(tmp_path: Path, episodes: int = 6) -> Path:
+    (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nPlay well.\n")
+    path = tmp_path / "l.toml"
+    path.write_text(
+        'name = "t"\ngames = ["connect-four"]\npolicies = ["tactician", "p.md"]\n'
+        f'episodes = {episodes}\nseed = 4\nreplays = 0\nconcurrency = 3\nout = "t"\n'
+    )
+    return path
+
+
+def _start(tmp_path: Path, mock) -> subprocess.Popen:
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": mock.base_url}
+    return subprocess.Popen(
+        [sys.executable, "-m", "coworld.cli", "league", "run", "l.toml"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _slow(body, n):
+    time.sleep(0.05)
+    return first_legal(body, n)
+
+
+def _wait_for(predicate, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stores_what_finished_records_the_rest_and_exits_130(tmp_path, api):
+    api.state["script"] = _slow
+    _league_toml(tmp_path)
+    proc = _start(tmp_path, api)
+    _wait_for(lambda: api.answered >= 12)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in out + err
+    assert out.strip().splitlines()[-1].startswith("interrupted: stopped by Ctrl-C")
+    db = LeagueDB(tmp_path / "t" / "league.db")
+    # the episodes in flight finished; every answered call is in the database
+    assert db.spent("t").calls == api.answered == len(api.requests)
+    assert 0 < db.count("t") < 12 and db.usage("t", voided=False).calls <= api.answered
+
+
+def test_kill_minus_nine_loses_no_recorded_token(tmp_path, api):
+    def hangs_after_twelve(body, n):
+        if n >= 12:
+            time.sleep(30)  # calls in flight when the league is killed
+        return _slow(body, n)
+
+    api.state["script"] = hangs_after_twelve
+    _league_toml(tmp_path)
+    proc = _start(tmp_path, api)
+    _wait_for(lambda: api.answered >= 12 and len(api.requests) > 12)
+    time.sleep(0.3)
+    proc.kill()
+    proc.communicate(timeout=30)
+    db = LeagueDB(tmp_path / "t" / "league.db")
+    spent, scored = db.spent("t"), db.usage("t", voided=False)
+    assert spent.calls == api.answered == 12  # every answered call, scored or not
+    unscored = [
+        r
+        for r in db.conn.execute("SELECT pairing, idx, calls FROM calls WHERE league='t'")
+        if r[1] not in db.done("t", r[0])
+    ]
+    assert spent.calls == scored.calls + sum(r[2] for r in unscored)
+    # a rerun completes the league and keeps counting
+    api.state["script"] = first_legal
+    assert cli(["league", "run", str(tmp_path / "l.toml")]) == 0
+    assert db.count("t") == 12
+    assert db.spent("t").calls == api.answered
+
+
+def test_a_budget_stop_prints_partial_standings_and_both_spends(tmp_path, api, capsys):
+    path = _league_toml(tmp_path, episodes=4)
+    (tmp_path / "p.md").write_text(
+        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
+    )
+    path.write_text(path.read_text() + "[budget]\nmax_tokens = 6000\n")
+    assert cli(["league", "run", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "partial standings" in out and "pairings incomplete" in out
+    db = LeagueDB(tmp_path / "t" / "league.db")
+    spent, scored = db.spent("t"), db.usage("t", voided=False)
+    assert spent.tokens <= 6000 and len(api.requests) == spent.calls
+    assert f"spent {spent.tokens:,} tokens" in out and f"scored episodes {scored.tokens:,}" in out
+
+
+def test_league_plan_estimates_calls_tokens_and_cost_before_a_run(tmp_path, capsys):
+    from coworld import simulate
+    from coworld.league.plan import PILOT, plan
+    from coworld.league.schedule import build_schedule
+
+    config = league_file(tmp_path, policies=["random", "p.md"])
+    rows = {r.pairing: r for r in plan(config)}
+    for p in build_schedule(config):
+        claude_seat = p.seats.index("house")
+        names = ["tactician" if i == claude_seat else n for i, n in enumerate(p.seats)]
+        pilot = simulate("connect-four", names, PILOT, p.base_seed)
+        assert rows[p.key].calls == pytest.approx(pilot.plies.mean() / 2 * p.episodes)
+        assert rows[p.key].output_tokens_max == pytest.approx(rows[p.key].calls * 1024)
+    assert cli(["league", "plan", str(tmp_path / "p.md").replace("p.md", "l.toml")]) == 2
+    (tmp_path / "l.toml").write_text(
+        'name = "t"\ngames = ["connect-four"]\npolicies = ["random", "p.md"]\nepisodes = 2\n'
+    )
+    assert cli(["league", "plan", str(tmp_path / "l.toml")]) == 0
+    assert "estimated Claude calls and cost" in capsys.readouterr().out

@@ -91,7 +91,14 @@ def _run_league(
     report = LeagueRun(
         config, backend=backend, address=address, fresh=fresh, redo_infra=redo_infra
     ).run()
-    _print_standings(config.database, config.name)
+    _print_standings(config.database, config.name, partial=bool(report.incomplete))
+    if report.incomplete:
+        shown = ", ".join(f"{k} ({done}/{n})" for k, done, n in report.incomplete[:6])
+        more = len(report.incomplete) - 6
+        console.print(
+            f"[yellow]partial standings: {len(report.incomplete)} pairings incomplete: "
+            f"{escape(shown)}{f', and {more} more' if more > 0 else ''}[/]"
+        )
     for pause in report.pauses:
         since = time.strftime("%H:%M:%S", time.localtime(pause.since))
         length = f"{pause.until - pause.since:.0f} s" if pause.until else "until the end"
@@ -128,9 +135,12 @@ def _run_league(
     return 3 if report.stopped or report.voided else 0
 
 
-def _print_standings(database: str | Path, league: str | None = None) -> None:
+def _print_standings(
+    database: str | Path, league: str | None = None, *, partial: bool = False
+) -> None:
     from .league import LeagueDB, standings
     from .league.ranking import reliability
+    from .league.runner import CUT_CAUSES
 
     db = LeagueDB.open_existing(database)
     try:
@@ -141,13 +151,13 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
         league = league or names[-1]
         blocks = db.blocks(league)
         count = db.count(league)
-        voided = len(db.open_voids(league))
+        voided = sum(1 for v in db.open_voids(league).values() if v[-1].cause not in CUT_CAUSES)
+        spent, scored = db.spent(league), db.usage(league, voided=False)
     finally:
         db.close()
     void_note = f", {voided} void and not scored" if voided else ""
-    table = Table(
-        title=f"league {league}: mean episode score, 95% CI ({count} episodes{void_note})"
-    )
+    title = "partial standings" if partial else "mean episode score"
+    table = Table(title=f"league {league}: {title}, 95% CI ({count} episodes{void_note})")
     for col in ("game", "policy", "n", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
@@ -161,6 +171,12 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
     rel = reliability(blocks)
     if rel:
         console.print(_reliability_table(rel))
+    if spent.calls:
+        console.print(
+            f"spent {spent.tokens:,} tokens (${spent.cost_usd:.2f}) in {spent.calls:,} calls; "
+            f"scored episodes {scored.tokens:,} tokens (${scored.cost_usd:.2f}), the rest "
+            "went to void, interrupted or killed episodes"
+        )
 
 
 def _reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
@@ -202,6 +218,42 @@ def _cmd_league_run(args: argparse.Namespace) -> int:
         fresh=args.fresh,
         redo_infra=args.redo == "infra",
     )
+
+
+def _cmd_league_plan(args: argparse.Namespace) -> int:
+    from .league import load_league
+    from .league.plan import PILOT, plan
+
+    config = load_league(args.league)
+    rows = plan(config)
+    if not rows:
+        console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
+        return 0
+    t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
+    for col in ("pairing", "episodes", "calls", "input tok", "output tok (max)", "cost $ (max)"):
+        t.add_column(col, justify="left" if col == "pairing" else "right")
+    for r in rows:
+        t.add_row(
+            escape(r.pairing),
+            f"{r.episodes:,}",
+            f"{r.calls:,.0f}",
+            f"{r.input_tokens:,.0f}",
+            f"{r.output_tokens_max:,.0f}",
+            f"{r.cost_usd:,.2f}",
+        )
+    console.print(t)
+    calls = sum(r.calls for r in rows)
+    tokens = sum(r.input_tokens + r.output_tokens_max for r in rows)
+    cost = sum(r.cost_usd for r in rows)
+    console.print(
+        f"total: about {calls:,.0f} calls, up to {tokens:,.0f} tokens, up to ${cost:,.2f} "
+        f"(plies from {PILOT} pilot episodes per pairing with the fallback baseline in the "
+        "Claude seats; input at 4 bytes a token; output at max_tokens; retries not counted). "
+        f"The budget reserves up to {max(r.reserve_per_call for r in rows):,} tokens per call "
+        "in flight.",
+        soft_wrap=False,
+    )
+    return 0
 
 
 def _cmd_league_table(args: argparse.Namespace) -> int:
@@ -401,6 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the league's infra_patience, else 300)",
     )
     p.set_defaults(run=_cmd_league_run)
+    p = lsub.add_parser("plan", help="estimate a league's Claude calls, tokens and cost")
+    p.add_argument("league", help="a league file (.toml)")
+    p.set_defaults(run=_cmd_league_plan)
     p = lsub.add_parser("table", help="print standings from a league database")
     p.add_argument("database", help="league.db or the league's output directory")
     p.add_argument("--league", help="which league in the database (default: the latest)")
@@ -479,8 +534,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except CoworldError as err:
-        console.print(f"[bold red]error:[/] {err}")
+        console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         return 2
+    except KeyboardInterrupt as err:  # a league's own says what it stored
+        console.print(
+            f"interrupted: {escape(str(err))}" if str(err) else "interrupted", soft_wrap=True
+        )
+        return 130
 
 
 if __name__ == "__main__":

@@ -94,6 +94,7 @@ class Episode:
         seat_transcripts: bool = False,
         client: ClaudeClient | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_usage: Callable[[Usage], None] | None = None,
     ) -> None:
         self.reducer = game(spec)
         self.settings = dict(self.reducer.settings)
@@ -114,6 +115,8 @@ class Episode:
         self.infra_waited = 0.0
         self.claude_enabled = client is not None or has_credentials()
         self.on_event = on_event
+        #: Hears each answered call's usage at once (the league writes it down).
+        self.on_usage = on_usage
         self.out = Path(out) if out else None
         has_claude = any(isinstance(p, ClaudePolicy) for p in self.policies)
         self.record_calls = record_calls and self.out is not None and has_claude
@@ -353,7 +356,7 @@ class Episode:
         decision: it ends the episode as void."""
         assert self.client is not None
         try:
-            answer = await self.client.ask(policy, system, messages)
+            answer = await self.client.ask(policy, system, messages, self.on_usage)
         except ModelTimeout as err:
             self.infra_waited += err.waited
             return None, "timeout", f"no reply within {self.client.timeout:g} s", None

@@ -13,23 +13,29 @@ from ..errors import ConfigError
 from ..seats.claude import ClaudeClient
 from . import work
 from .storage import Chunk, EpisodeRow, VoidEpisode
-from .work import ChunkJob, EpisodeJob
+from .work import ChunkJob, EpisodeJob, Shared
 
 T = TypeVar("T")
 Played = EpisodeRow | VoidEpisode
 
 
 class Backend(Protocol):
+    #: True when episodes use `Shared` (one client, each call's usage recorded at once).
+    shares: bool
+    #: Set when Ctrl-C stopped `map_episodes` early.
+    interrupted: bool
+
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
         """Run scripted chunks; yield each as it finishes (any order)."""
         ...
 
     def map_episodes(
-        self, jobs: Iterable[EpisodeJob], concurrency: int, client: ClaudeClient | None
+        self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
     ) -> Iterator[Played]:
         """Run episodes, at most `concurrency` at once, pulling jobs lazily (so the
         caller can stop dispatching); yield each row (or void record) as it finishes.
-        `client` is the run's shared Claude client where the backend can share one."""
+        `shared` holds the run's client and call recorder where the backend can share
+        them (`shares` says whether it does)."""
         ...
 
     def close(self) -> None:
@@ -46,27 +52,44 @@ class LocalBackend:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._clients: set[ClaudeClient] = set()
+        self.shares = True
+        self.interrupted = False
 
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
         for job in jobs:
             yield work.run_chunk(job)
 
     def map_episodes(
-        self, jobs: Iterable[EpisodeJob], concurrency: int, client: ClaudeClient | None
+        self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
     ) -> Iterator[Played]:
-        if client is not None:
-            self._clients.add(client)
+        """Ctrl-C stops dispatching at once and lets the episodes in flight finish;
+        a second Ctrl-C cancels them (each comes back void, `interrupted`)."""
+        if shared.client is not None:
+            self._clients.add(shared.client)
         pending: set[Future[Played]] = set()
-        for job in jobs:
-            pending.add(self.submit(work.play_async(job, client)))
-            while len(pending) >= concurrency:
+        source = iter(jobs)
+        while True:
+            try:
+                while not self.interrupted and len(pending) < concurrency:
+                    job = next(source, None)
+                    if job is None:
+                        break
+                    pending.add(self.submit(work.play_async(job, shared)))
+                if not pending:
+                    return
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    yield f.result()
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            except KeyboardInterrupt:
+                if self.interrupted:
+                    self._cancel_all()
+                self.interrupted = True
+                continue
             for f in finished:
                 yield f.result()
+
+    def _cancel_all(self) -> None:
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(lambda: [t.cancel() for t in asyncio.all_tasks(loop)])
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
         """Run a coroutine on the backend's event loop (started on first use)."""

@@ -227,6 +227,9 @@ def plot(table: Sequence[Standing], path: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     games = list(dict.fromkeys(s.game for s in table))
+    if not games:  # nothing scored yet (a league stopped before its first episode)
+        path.unlink(missing_ok=True)
+        return
     fig, axes = plt.subplots(len(games), 1, figsize=(8, 1.2 + 0.45 * len(table)), squeeze=False)
     for ax, game in zip(axes[:, 0], games, strict=True):
         rows = [s for s in table if s.game == game][::-1]

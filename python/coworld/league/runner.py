@@ -23,14 +23,15 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from ..seats.claude import ClaudeClient, has_credentials
+from ..seats.budget import Ledger
+from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import CircuitBreaker, InfraPolicy, Pause, retryable_cause
 from ..seats.policy import BaselinePolicy
 from .backend import make_backend
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
-from .work import ChunkJob, EpisodeJob, play_episode
+from .work import ChunkJob, EpisodeJob, Shared, play_episode
 
 #: Scripted episodes per stored batch: the most a kill can lose (resume redoes it).
 #: COWORLD_LEAGUE_CHUNK overrides it (smaller: finer progress and resume; larger: less overhead).
@@ -49,6 +50,14 @@ def missing_ranges(done: set[int], total: int, chunk: int) -> Iterator[tuple[int
             j += 1
         yield i, j - i
         i = j
+
+
+#: Episodes cut short by the league itself (not the API): a plain rerun plays them.
+CUT_CAUSES = ("budget", "interrupted")
+
+
+class LeagueInterrupted(KeyboardInterrupt):
+    """Ctrl-C: what completed is stored, the rest recorded; the message says so."""
 
 
 #: The progress callback: (episodes, tokens, cost) just finished.
@@ -74,6 +83,8 @@ class LeagueReport:
     stopped: str | None = None
     #: Scheduled episodes not in the database (not played, or void).
     missing: int = 0
+    #: (pairing, scored, scheduled) of every pairing not complete: partial standings.
+    incomplete: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 class LeagueRun:
@@ -100,6 +111,10 @@ class LeagueRun:
         self.refused: str | None = None
         #: The pause that outlasted the patience: the league stopped dispatching.
         self.gave_up: Pause | None = None
+        self.ledger: Ledger | None = None
+        self.spent_before: Usage | None = None
+        self.interrupted = False
+        self.cut_short = 0
         self.console = console or Console()
         self.show_progress = progress
         self.chunk = chunk
@@ -124,8 +139,14 @@ class LeagueRun:
                 playing = time.monotonic()
                 played = self._run_scripted(db, advance) + self._run_claude(db, advance)
                 playing = time.monotonic() - playing
-                self._write_replays(db)
+                if not self.interrupted:
+                    self._write_replays(db)
             self.backend.close()
+            if self.interrupted:
+                raise LeagueInterrupted(
+                    f"stopped by Ctrl-C: {played} episodes stored now, {self.cut_short} in "
+                    "flight recorded as void with their usage; rerun the same command to resume"
+                )
             from .ranking import export
 
             exports = export(db.blocks(self.config.name), self.config.name, self.config.out)
@@ -142,10 +163,19 @@ class LeagueRun:
                 list(self.breaker.pauses) if self.breaker else [],
                 self._stop_reason(),
                 total - db.count(self.config.name),
+                self._incomplete(db),
             )
         finally:
             self.backend.close()
             db.close()
+
+    def _incomplete(self, db: LeagueDB) -> list[tuple[str, int, int]]:
+        out = []
+        for p in self.schedule:
+            scored = len(db.done(self.config.name, p.key))
+            if scored < p.episodes:
+                out.append((p.key, scored, p.episodes))
+        return out
 
     def _stop_reason(self) -> str | None:
         if self.refused:
@@ -161,7 +191,8 @@ class LeagueRun:
         causes: dict[str, int] = {}
         for attempts in db.open_voids(self.config.name).values():
             cause = attempts[-1].cause
-            causes[cause] = causes.get(cause, 0) + 1
+            if cause not in CUT_CAUSES:
+                causes[cause] = causes.get(cause, 0) + 1
         return causes
 
     # ---- progress -----------------------------------------------------------
@@ -283,19 +314,15 @@ class LeagueRun:
 
     # ---- Claude -------------------------------------------------------------
 
-    def _over_budget(self, db: LeagueDB) -> bool:
-        spent = db.usage(self.config.name)
-        c = self.config
-        return (c.max_tokens is not None and spent.tokens >= c.max_tokens) or (
-            c.max_cost_usd is not None and spent.cost_usd >= c.max_cost_usd
-        )
-
     def _run_claude(self, db: LeagueDB, advance: Callable[..., None]) -> int:
         """Claude episodes, in passes: the schedule's missing episodes, then those that
         came back void (same seed), up to `void_retries` more times each. An episode
         already void that often waits for `--redo infra`."""
         name = self.config.name
-        voids = {k: len(v) for k, v in db.open_voids(name).items()}
+        voids = {  # the API's voids count toward the re-queue limit; budget and Ctrl-C cuts not
+            k: sum(v.cause not in CUT_CAUSES for v in attempts)
+            for k, attempts in db.open_voids(name).items()
+        }
         queue = [
             (p, idx)
             for p in self.schedule
@@ -305,39 +332,74 @@ class LeagueRun:
         ]
         if not queue:
             return 0
-        client = self._client()
+        shared = self._shared(db)
         played = 0
-        while queue and self.gave_up is None and self.refused is None:
+        while queue and not self._stopping:
             again = []
             for result in self.backend.map_episodes(
-                self._jobs(queue, db), self.config.concurrency, client
+                self._jobs(queue), self.config.concurrency, shared
             ):
-                advance(
-                    int(isinstance(result, EpisodeRow)), result.usage.tokens, result.usage.cost_usd
-                )
+                scored = isinstance(result, EpisodeRow)
+                advance(int(scored), result.usage.tokens, result.usage.cost_usd)
+                if not self.backend.shares and result.usage.calls:
+                    db.add_call(name, result.pairing, result.idx, result.usage)
                 if isinstance(result, EpisodeRow):
                     played += db.add(name, [result])
                     continue
                 db.add_void(name, result)
                 key = (result.pairing, result.idx)
                 voids[key] = voids.get(key, 0) + 1
-                if not retryable_cause(result.cause):
+                if result.cause == "budget":
+                    self.budget_stopped = True
+                elif result.cause == "interrupted":
+                    self.cut_short += 1
+                elif not retryable_cause(result.cause):
                     self.refused = result.cause  # a bad key or model: no retry helps
                 elif voids[key] <= self.config.void_retries:
                     again.append((self._pairings[result.pairing], result.idx))
             queue = again
-        if self._over_budget(db) and played < len(queue):
-            self.budget_stopped = True
+            self.interrupted = self.interrupted or self.backend.interrupted
         return played
 
-    def _client(self) -> ClaudeClient | None:
-        """The run's one shared client (None without credentials: the fallback plays)."""
+    @property
+    def _stopping(self) -> bool:
+        return bool(self.gave_up or self.refused or self.interrupted or self.budget_stopped)
+
+    def _shared(self, db: LeagueDB) -> Shared:
+        """The run's one client (None without credentials: the fallback plays), its
+        ledger (spend so far from the database), and the writer of each call."""
         if not has_credentials():
-            return None
+            return Shared()
+        name, c = self.config.name, self.config
+        before = db.spent(name)
+        if before.tokens < db.usage(name).tokens:  # a database from before per-call records
+            before = db.usage(name)
+        self.ledger = Ledger(c.max_tokens, c.max_cost_usd, spent=before)
+        self.spent_before = before
+        if (c.max_tokens or c.max_cost_usd) and before.calls:
+            self.console.print(self._budget_line(before))
         self.breaker = CircuitBreaker(self.infra)
-        return ClaudeClient(
-            timeout=self.config.clock.llm_timeout_seconds, infra=self.infra, breaker=self.breaker
+        client = ClaudeClient(
+            timeout=c.clock.llm_timeout_seconds,
+            infra=self.infra,
+            breaker=self.breaker,
+            ledger=self.ledger,
         )
+        return Shared(client, lambda job, usage: db.add_call(name, job.pairing, job.idx, usage))
+
+    def _budget_line(self, spent: Usage) -> str:
+        c, parts = self.config, []
+        if c.max_tokens is not None:
+            parts.append(
+                f"{c.max_tokens:,} tokens ({spent.tokens:,} spent, "
+                f"{max(0, c.max_tokens - spent.tokens):,} remain)"
+            )
+        if c.max_cost_usd is not None:
+            parts.append(
+                f"${c.max_cost_usd:.2f} ({spent.cost_usd:.2f} spent, "
+                f"{max(0.0, c.max_cost_usd - spent.cost_usd):.2f} remain)"
+            )
+        return f"resuming league {c.name}: budget " + " and ".join(parts)
 
     def _wait_while_paused(self) -> bool:
         """Hold dispatching while the API is unavailable. With no call left to probe
@@ -353,12 +415,13 @@ class LeagueRun:
             time.sleep(0.02)
         return True
 
-    def _jobs(self, queue: list[tuple[Pairing, int]], db: LeagueDB) -> Iterator[EpisodeJob]:
-        """Jobs, pulled one by one: none while the API is unavailable or over budget."""
+    def _jobs(self, queue: list[tuple[Pairing, int]]) -> Iterator[EpisodeJob]:
+        """Jobs, pulled one by one: none while the API is unavailable, none once the
+        budget cannot cover another call."""
         for p, idx in queue:
-            if not self._wait_while_paused() or self.refused:
+            if not self._wait_while_paused() or self._stopping:
                 return
-            if self._over_budget(db):
+            if self.ledger is not None and self.ledger.exhausted:
                 self.budget_stopped = True
                 return
             yield EpisodeJob(
@@ -393,4 +456,4 @@ class PauseColumn(ProgressColumn):
         )
 
 
-__all__ = ["LeagueReport", "LeagueRun", "missing_ranges"]
+__all__ = ["LeagueInterrupted", "LeagueReport", "LeagueRun", "missing_ranges"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -63,6 +64,12 @@ CREATE TABLE IF NOT EXISTS voids (
     calls INTEGER NOT NULL, cost_usd REAL NOT NULL, started TEXT, finished TEXT
 );
 CREATE INDEX IF NOT EXISTS voids_episode ON voids (league, pairing, idx);
+CREATE TABLE IF NOT EXISTS calls (
+    league TEXT NOT NULL, pairing TEXT NOT NULL, idx INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
+    calls INTEGER NOT NULL, cost_usd REAL NOT NULL, at TEXT NOT NULL
+);
 """
 
 #: Columns added after the first release; `cache_tokens` stays their sum for old readers
@@ -163,6 +170,7 @@ class LeagueDB:
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
         self._add_columns()
+        self._lock = threading.RLock()
 
     def _add_columns(self) -> None:
         have = {r[1] for r in self.conn.execute("PRAGMA table_info(episodes)")}
@@ -186,13 +194,15 @@ class LeagueDB:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+        # The episode loop's thread writes calls while the driver writes episodes.
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
 
     # ---- the league and its policies ----------------------------------------
 
@@ -228,6 +238,7 @@ class LeagueDB:
                 ("batches", "league"),
                 ("episodes", "league"),
                 ("voids", "league"),
+                ("calls", "league"),
             ):
                 c.execute(f"DELETE FROM {table} WHERE {key}=?", (league,))
 
@@ -295,6 +306,36 @@ class LeagueDB:
                 ],
             )
             return c.total_changes - before
+
+    def add_call(self, league: str, pairing: str, idx: int, u: Usage) -> None:
+        """One answered call's usage (or an episode's, from a backend that cannot
+        report calls as they return), written at once: spend survives a kill."""
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    league,
+                    pairing,
+                    idx,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    u.calls,
+                    u.cost_usd,
+                    now(),
+                ),
+            )
+
+    def spent(self, league: str) -> Usage:
+        """Everything the league's calls cost: scored, void, interrupted or killed."""
+        r = self.conn.execute(
+            "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+            "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(calls), 0) FROM calls WHERE league=?",
+            (league,),
+        ).fetchone()
+        return Usage(int(r[0]), int(r[1]), int(r[2]), int(r[3]), float(r[4]), int(r[5]))
 
     def add_void(self, league: str, v: VoidEpisode) -> None:
         u = v.usage

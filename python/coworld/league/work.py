@@ -5,10 +5,12 @@ imports them from here; they import no backend."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..episode import Clock, Episode
+from ..seats.budget import BudgetExhausted
 from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
@@ -55,6 +57,15 @@ class EpisodeJob:
         return tuple(p.name for p in self.policies)
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What the episodes of a run share where a backend can share it: the client
+    (with its breaker and ledger) and the writer of each call's usage."""
+
+    client: ClaudeClient | None = None
+    on_call: Callable[[EpisodeJob, Usage], None] | None = None
+
+
 def run_chunk(job: ChunkJob) -> Chunk:
     """A chunk of scripted episodes as columns (local or on a Ray worker)."""
     r = simulate(
@@ -92,24 +103,33 @@ async def _play_with_own_client(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
         else None
     )
     try:
-        return await play_async(job, client)
+        return await play_async(job, Shared(client))
     finally:
         if client is not None:
             await client.close()
 
 
-async def play_async(job: EpisodeJob, client: ClaudeClient | None) -> EpisodeRow | VoidEpisode:
+async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisode:
     """One episode through the async runner with the run's shared client: its row,
     or a void record when it cannot finish cleanly (never a scored fallback)."""
     spec = {"game": job.game, **(job.settings or {})}
     started = now()
+    on_call = shared.on_call
     episode = Episode(
-        spec, list(job.policies), seed=job.seed, clock=job.clock, out=job.out, client=client
+        spec,
+        list(job.policies),
+        seed=job.seed,
+        clock=job.clock,
+        out=job.out,
+        client=shared.client,
+        on_usage=(lambda usage: on_call(job, usage)) if on_call else None,
     )
     try:
         results = await episode.run()
     except InfraFailure as err:
         return void_of(job, episode, err.cause, str(err), started)
+    except BudgetExhausted as err:
+        return void_of(job, episode, "budget", str(err), started)
     except asyncio.CancelledError:
         return void_of(job, episode, "interrupted", "stopped by Ctrl-C", started)
     return row_from_results(job, results, started)

@@ -8,10 +8,13 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .infra import CircuitBreaker, InfraFailure, InfraPolicy, ModelTimeout, classify, retry_after
 from .policy import ClaudePolicy
+
+if TYPE_CHECKING:
+    from .budget import Ledger
 
 #: USD per million tokens: (input, output). Cache writes cost 1.25x input, reads 0.1x.
 PRICES: dict[str, tuple[float, float]] = {
@@ -126,20 +129,46 @@ class ClaudeClient:
         infra: InfraPolicy | None = None,
         breaker: CircuitBreaker | None = None,
         base_url: str | None = None,
-        on_usage: Callable[[ClaudePolicy, Usage], None] | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         import anthropic
 
         self.timeout = timeout
         self.infra = infra or (breaker.policy if breaker else InfraPolicy())
         self.breaker = breaker or CircuitBreaker(self.infra)
-        self.on_usage = on_usage
+        self.ledger = ledger
         # The transport's own timeout is a backstop a little past ours.
         self._client = anthropic.AsyncAnthropic(
             timeout=timeout + 5.0, max_retries=0, base_url=base_url
         )
 
     async def ask(
+        self,
+        policy: ClaudePolicy,
+        system: str,
+        messages: list[dict[str, Any]],
+        on_usage: Callable[[Usage], None] | None = None,
+    ) -> Answer:
+        """One answer, after as many infrastructure retries as the patience allows.
+        With a ledger, each request reserves its worst case first (BudgetExhausted
+        when it does not fit); `on_usage` hears each answer's usage at once."""
+        from .budget import worst_case
+
+        worst = worst_case(policy, system, messages) if self.ledger else None
+        if self.ledger is not None and worst is not None:
+            self.ledger.reserve(worst)
+        usage: Usage | None = None
+        try:
+            answer = await self._ask(policy, system, messages)
+            usage = answer.usage
+            if on_usage is not None:
+                on_usage(usage)
+            return answer
+        finally:
+            if self.ledger is not None and worst is not None:
+                self.ledger.settle(worst, usage)
+
+    async def _ask(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     ) -> Answer:
         import anthropic
@@ -175,8 +204,6 @@ class ClaudeClient:
                 raise
             self.breaker.record(True, probe=probe)
             usage = usage_of(policy.model, response.usage)
-            if self.on_usage is not None:
-                self.on_usage(policy, usage)
             return Answer(
                 text="".join(getattr(block, "text", "") for block in response.content),
                 usage=usage,

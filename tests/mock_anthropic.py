@@ -46,6 +46,10 @@ def outage(script: Script, start: float, seconds: float, status: int = 529) -> S
     return scripted
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # a league at concurrency 64 connects in bursts
+
+
 class MockAnthropic:
     def __init__(self, script: Script) -> None:
         self.script = script
@@ -54,7 +58,7 @@ class MockAnthropic:
         #: Replies (status 200) written out in full.
         self.answered = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -156,3 +160,26 @@ def user_text(body: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "".join(block.get("text", "") for block in content)
+
+
+def serve_with_latency(latency: float) -> None:
+    """`python -m tests.mock_anthropic LATENCY`: a mock answering every request
+    with the first legal column after LATENCY seconds (for benchmarks: the
+    server's CPU is not billed to the league's process)."""
+    import re
+
+    def first_legal(body: dict[str, Any], n: int) -> tuple:
+        legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", user_text(body))
+        move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
+        return ("sleep", latency, json.dumps({"move": move}))
+
+    mock = MockAnthropic(first_legal)
+    with mock:
+        print(mock.base_url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    import sys
+
+    serve_with_latency(float(sys.argv[1]))

@@ -24,7 +24,10 @@ FAST = InfraPolicy(patience_seconds=5.0, base_delay=0.005, max_delay=0.02, probe
 
 SECRET_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
 POLICY = ClaudePolicy(
-    name="house-prompt", prompt="Win. Keep a map in your notes.", model="claude-test"
+    name="house-prompt",
+    prompt="Win. Keep a map in your notes.",
+    model="claude-test",
+    price=(1.0, 5.0),  # a model id the price table does not know
 )
 
 # One representative game per family; every id is covered by test_every_game_completes.

@@ -88,8 +88,14 @@ def clean_run(tmp_path: Path):
 def test_an_outage_pauses_the_league_and_changes_no_score(tmp_path, api):
     clean_rows, clean_table, _ = clean_run(tmp_path)
     calls_clean = len(api.requests)
-    start = time.monotonic() + 0.3
-    api.state["script"] = outage(first_legal, start, 1.5)
+    began: list[float] = []
+
+    def down_for_a_while(body, n):  # 529 for 1.5 s, from the 10th call of the league
+        if n >= calls_clean + 10 and not began:
+            began.append(time.monotonic())
+        return outage(first_legal, began[0], 1.5)(body, n) if began else first_legal(body, n)
+
+    api.state["script"] = down_for_a_while
     report = LeagueRun(league_file(tmp_path), infra=FAST, progress=False).run()
     rows, table, rel = claude_results(report.database)
     assert rows == clean_rows and table == clean_table  # no scored fallback, nothing changed
@@ -159,13 +165,110 @@ def test_model_side_retries_are_recorded_by_cause(tmp_path, api):
     assert retried and all("could not be used" in b["messages"][2]["content"] for b in retried)
 
 
-def test_a_refused_key_or_unknown_model_is_not_retried(tmp_path, api):
+def test_an_unknown_model_is_a_config_error_before_the_league_starts(tmp_path, api, capsys):
     api.state["script"] = lambda body, n: ("status", 404)
+    path = _league_toml(tmp_path)
+    assert cli(["league", "run", str(path)]) == 2
+    out = capsys.readouterr().out
+    assert "p.md: model 'claude-haiku-4-5' cannot be used" in out and "404" in out
+    assert len(api.requests) == 1  # the pre-flight call, not a league of fallbacks
+
+
+def test_a_refusal_mid_league_stops_dispatching_without_retries(tmp_path, api):
+    api.state["script"] = lambda body, n: ("status", 401) if n > 0 else first_legal(body, n)
     report = LeagueRun(
         league_file(tmp_path), infra=replace(FAST, patience_seconds=5), progress=False
     ).run()
-    assert report.voided == {"http-404": 4} and report.stopped.startswith("the API refused")
-    assert len(api.requests) == 4  # the episodes in flight, one call each, no retry
+    assert report.voided == {"http-401": 4} and report.stopped.startswith("the API refused")
+    assert len(api.requests) == 5  # pre-flight, then the episodes in flight, one call each
+
+
+def test_thinking_is_sent_as_the_client_expects_and_kept_in_the_sidecar_only(tmp_path, api):
+    from coworld.episode import Episode
+    from coworld.seats.claude import ClaudeClient
+    from coworld.seats.policy import load_policy
+
+    (tmp_path / "t.md").write_text(
+        "---\nname: deep\nmodel: claude-haiku-4-5\nmax_tokens: 3000\nthinking: 2048\n---\nWin.\n"
+    )
+    api.state["script"] = lambda body, n: ("thinking", "SECRET PLAN", first_legal(body, n)[1])
+    policy = load_policy(str(tmp_path / "t.md"))
+
+    async def go():
+        client = ClaudeClient(timeout=5, infra=FAST, base_url=api.base_url)
+        try:
+            await Episode(
+                "connect-four", [policy, "random"], seed=2, client=client, out=tmp_path / "e.jsonl"
+            ).run()
+        finally:
+            await client.close()
+
+    import asyncio
+
+    asyncio.run(go())
+    assert api.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert "SECRET PLAN" not in (tmp_path / "e.jsonl").read_text()
+    calls = [json.loads(x) for x in (tmp_path / "e.calls.jsonl").read_text().splitlines()]
+    assert calls and all(c["thinking"] == "SECRET PLAN" for c in calls)
+    (tmp_path / "a.md").write_text("---\nmodel: claude-haiku-4-5\nthinking: adaptive\n---\nW\n")
+    assert load_policy(str(tmp_path / "a.md")).thinking_param == {"type": "adaptive"}
+
+
+@pytest.mark.parametrize(
+    "front, message",
+    [
+        ("thinking: 2048", "less than `max_tokens` (1024)"),
+        ("thinking: 100\nmax_tokens: 4000", "at least 1024"),
+        ("thinking: lots", "adaptive"),
+        ("model: claude-unknown-9", "no price for model 'claude-unknown-9'"),
+        ("price: [1, -2]", "`price` must be [input, output]"),
+    ],
+)
+def test_policy_knobs_are_checked_at_load(tmp_path, front, message):
+    from coworld import ConfigError
+    from coworld.seats.policy import load_policy
+
+    (tmp_path / "x.md").write_text(f"---\n{front}\n---\nWin.\n")
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_policy(str(tmp_path / "x.md"))
+
+
+def test_prices_come_from_the_policy_or_the_league_file(tmp_path):
+    from coworld.seats.policy import load_policy
+
+    (tmp_path / "x.md").write_text("---\nmodel: claude-new-1\nprice: [2, 8]\n---\nWin.\n")
+    assert load_policy(str(tmp_path / "x.md")).price == (2.0, 8.0)
+    (tmp_path / "y.md").write_text("---\nname: y\nmodel: claude-newer-2\n---\nWin.\n")
+    config = parse_league(
+        {
+            "name": "p",
+            "games": ["hex"],
+            "policies": ["random", "y.md"],
+            "episodes": 1,
+            "prices": {"claude-newer": [4, 20]},
+        },
+        base_dir=tmp_path,
+    )
+    assert [p.price for p in config.policies if p.name == "y"] == [(4.0, 20.0)]
+
+
+def test_oversized_prompts_and_non_utf8_files_are_one_line_errors(tmp_path, capsys):
+    (tmp_path / "big.md").write_text("---\nname: big\n---\n" + "x" * 70_000)
+    (tmp_path / "bin.md").write_bytes(b"---\nname: b\n---\n\xff\xfe play\n")
+    for name, message in (("big.md", "the prompt is 70,000 bytes"), ("bin.md", "not UTF-8")):
+        assert cli(["play", "hex", "-s", str(tmp_path / name), "-s", "random"]) == 2
+        out = capsys.readouterr().out
+        assert message in out and "Traceback" not in out
+
+
+def test_play_shows_fallback_markers_literally(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    (tmp_path / "p.md").write_text("---\nname: house\n---\nWin.\n")
+    out = tmp_path / "e.jsonl"
+    assert (
+        cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)]) == 0
+    )
+    assert "[fallback: no-credentials]" in capsys.readouterr().out
 
 
 def _league_toml(tmp_path: Path, episodes: int = 6) -> Path:

@@ -313,7 +313,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 else f"  [{event['origin']}: {event['cause']}]"
             )
             say = f'  "{event["say"]}"' if event.get("say") else ""
-            console.print(f"{event['ply'] + 1:>4}  {event['feed']}{origin}{say}")
+            # markers like [fallback: timeout] and model text are shown literally
+            console.print(f"{event['ply'] + 1:>4}  " + escape(f"{event['feed']}{origin}{say}"))
         elif event["type"] == "deadline":
             console.print("[yellow]wall clock: the episode settles now[/]")
 

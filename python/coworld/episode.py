@@ -27,7 +27,7 @@ from . import _core
 from .errors import ConfigError, ReplyRejected
 from .games import family_module, game
 from .replay import FORMAT_VERSION, JsonLinesWriter
-from .seats.claude import Answer, ClaudeClient, Usage, has_credentials
+from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
 from .seats.infra import ModelTimeout
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
 from .seats.reply import Reply
@@ -133,6 +133,8 @@ class Episode:
             )
         names = self.state.policy_names
         for seat, p in enumerate(self.policies):
+            if isinstance(p, ClaudePolicy):
+                check_price(p.model, p.price, f"seat {seat}: ")
             if isinstance(p, BaselinePolicy) and p.name not in names:
                 raise ConfigError(
                     f"seat {seat}: {p.name!r} is neither a baseline of {self.state.resolved_game} "
@@ -399,7 +401,12 @@ class Episode:
             "latency": round(answer.latency, 3) if answer else None,
             "infraRetries": answer.infra_retries if answer and answer.infra_retries else None,
         }
-        self._emit({**record, "system": system, "messages": messages}, stream="calls")
+        # thinking stays in the calls sidecar: never in the replay, never to a seat
+        thinking = answer.extra.get("thinking") if answer else None
+        self._emit(
+            {**record, "system": system, "messages": messages, "thinking": thinking},
+            stream="calls",
+        )
         return record
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +38,9 @@ from .. import GAMES
 from ..episode import Clock
 from ..errors import ConfigError
 from ..games import game as game_reducer
+from ..seats.claude import add_prices, price_of
 from ..seats.infra import DEFAULT_PATIENCE_SECONDS
-from ..seats.policy import Policy, load_policy
+from ..seats.policy import ClaudePolicy, Policy, load_policy, parse_price
 
 #: Settings every league plays a game with unless its table says otherwise.
 DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {"hanabi": {"seats": 4}}
@@ -58,6 +59,7 @@ TOP_LEVEL = {
     "hanabi",
     "clock",
     "infra_patience",
+    "prices",
     "void_retries",
 }
 
@@ -143,6 +145,7 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
             "the [hanabi] table is deprecated: list the game as [games.hanabi] "
             "with `seats = N` under it"
         )
+    _prices(raw.get("prices", {}))
     policies = _policies(raw.get("policies"), base_dir)
     episodes = _int(raw, "episodes", 1, 10_000_000, required=True)
     budget = _table(raw, "budget", {"max_tokens", "max_cost_usd"})
@@ -237,6 +240,13 @@ def _table(raw: dict[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:
     return table
 
 
+def _prices(table: Any) -> None:
+    """[prices] "model-id-or-prefix" = [input, output]: USD per million tokens."""
+    if not isinstance(table, dict):
+        raise ConfigError("`prices` must be a table of model = [input, output]", "prices")
+    add_prices({m: parse_price(v, f"`prices.{m}`") for m, v in table.items()})
+
+
 def _games(value: Any) -> tuple[tuple[str, ...], dict[str, dict[str, Any]]]:
     """The games and their settings: a list of ids, "all", or a table per game."""
     if value == "all":
@@ -286,6 +296,11 @@ def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:
             out.append(load_policy(str(base_dir / spec) if is_file else spec))
         except ConfigError as err:
             raise ConfigError(f"`policies`: {err}", "policies") from err
+    # each Claude policy carries its price, so a worker needs no table
+    out = [
+        replace(p, price=price_of(p.model, p.price)) if isinstance(p, ClaudePolicy) else p
+        for p in out
+    ]
     names = [p.name for p in out]
     if len(set(names)) != len(names):
         raise ConfigError("`policies`: two policies share a name; names must be unique", "policies")

@@ -70,7 +70,7 @@ def _estimate(config: LeagueConfig, p: Pairing, seats: list, claude: list[int]) 
         )
         per_call_in = (len(system.encode()) + len(observation.encode())) / BYTES_PER_TOKEN
         seat_calls = calls / len(claude)
-        pin, pout = price_of(policy.model)
+        pin, pout = price_of(policy.model, policy.price)
         input_tokens += per_call_in * seat_calls
         output_max += policy.max_tokens * seat_calls
         cost += seat_calls * (per_call_in * pin + policy.max_tokens * pout) / 1e6

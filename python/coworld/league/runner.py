@@ -4,12 +4,14 @@ path, on the local machine or fanned out over Ray."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -23,10 +25,18 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from ..errors import ConfigError
 from ..seats.budget import Ledger
 from ..seats.claude import ClaudeClient, Usage, has_credentials
-from ..seats.infra import CircuitBreaker, InfraPolicy, Pause, retryable_cause
-from ..seats.policy import BaselinePolicy
+from ..seats.infra import (
+    CircuitBreaker,
+    InfraFailure,
+    InfraPolicy,
+    ModelTimeout,
+    Pause,
+    retryable_cause,
+)
+from ..seats.policy import BaselinePolicy, ClaudePolicy
 from .backend import make_backend
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
@@ -51,6 +61,8 @@ def missing_ranges(done: set[int], total: int, chunk: int) -> Iterator[tuple[int
         yield i, j - i
         i = j
 
+
+PING: list[dict[str, Any]] = [{"role": "user", "content": "ping"}]
 
 #: Episodes cut short by the league itself (not the API): a plain rerun plays them.
 CUT_CAUSES = ("budget", "interrupted")
@@ -385,7 +397,41 @@ class LeagueRun:
             breaker=self.breaker,
             ledger=self.ledger,
         )
+        self._preflight(db)
         return Shared(client, lambda job, usage: db.add_call(name, job.pairing, job.idx, usage))
+
+    def _preflight(self, db: LeagueDB) -> None:
+        """One cheap call per distinct model before the league starts: an unknown
+        model or a refused key is a config error naming the policy file, not a
+        league of void episodes."""
+        models = {p.model: p for p in self.config.policies if isinstance(p, ClaudePolicy)}
+        if not models:
+            return
+
+        async def ping() -> None:
+            client = ClaudeClient(timeout=self.config.clock.llm_timeout_seconds, infra=self.infra)
+            try:
+                for model, policy in models.items():
+                    probe = replace(policy, max_tokens=1, thinking=None, effort=None)
+                    try:
+                        answer = await client.ask(probe, "Reply with one word.", PING)
+                    except InfraFailure as err:
+                        if err.fatal:
+                            raise ConfigError(
+                                f"{policy.path or policy.name}: model {model!r} cannot be "
+                                f"used: {err}",
+                                "model",
+                            ) from err
+                        continue  # unavailable for now: the breaker handles it in the run
+                    except ModelTimeout:
+                        continue
+                    db.add_call(self.config.name, "preflight", 0, answer.usage)
+                    if self.ledger is not None:
+                        self.ledger.spent.add(answer.usage)
+            finally:
+                await client.close()
+
+        asyncio.run(ping())
 
     def _budget_line(self, spent: Usage) -> str:
         c, parts = self.config, []

@@ -31,7 +31,7 @@ def worst_case(policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     at the write price, and `max_tokens` of output."""
     size = len(system.encode()) + len(json.dumps(messages).encode())
     tokens_in = size // BYTES_PER_TOKEN + 16
-    pin, pout = price_of(policy.model)
+    pin, pout = price_of(policy.model, policy.price)
     return Usage(
         input_tokens=tokens_in,
         output_tokens=policy.max_tokens,

@@ -10,13 +10,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ConfigError
 from .infra import CircuitBreaker, InfraFailure, InfraPolicy, ModelTimeout, classify, retry_after
 from .policy import ClaudePolicy
 
 if TYPE_CHECKING:
     from .budget import Ledger
 
-#: USD per million tokens: (input, output). Cache writes cost 1.25x input, reads 0.1x.
+#: USD per million tokens: (input, output), by model family (the longest prefix of a
+#: model id wins, so dated ids match). Cache writes cost 1.25x input, reads 0.1x.
+#: Only published list prices are here; a model not listed (the installed client
+#: also names newer families) needs a `price` in its policy file or the league's
+#: [prices] table: loading fails otherwise, rather than billing a guess.
 PRICES: dict[str, tuple[float, float]] = {
     "claude-opus-4": (15.0, 75.0),
     "claude-opus-4-1": (15.0, 75.0),
@@ -26,13 +31,35 @@ PRICES: dict[str, tuple[float, float]] = {
     "claude-haiku-4-5": (1.0, 5.0),
     "claude-3-5-haiku": (0.8, 4.0),
 }
-DEFAULT_PRICE = (3.0, 15.0)
+#: Model families the league-wide [prices] table added (see `add_prices`).
+_EXTRA_PRICES: dict[str, tuple[float, float]] = {}
 
 
-def price_of(model: str) -> tuple[float, float]:
-    """The price row whose name is the longest prefix of `model` (dated ids included)."""
-    best = max((k for k in PRICES if model.startswith(k)), key=len, default=None)
-    return PRICES[best] if best else DEFAULT_PRICE
+def price_of(model: str, override: tuple[float, float] | None = None) -> tuple[float, float]:
+    """The override, else the price row whose name is the longest prefix of `model`."""
+    if override is not None:
+        return override
+    table = {**PRICES, **_EXTRA_PRICES}
+    best = max((k for k in table if model.startswith(k)), key=len, default=None)
+    if best is None:
+        raise ConfigError(
+            f"no price for model {model!r}: give `price = [input, output]` (USD per "
+            "million tokens) in the policy file or the league's [prices] table",
+            "price",
+        )
+    return table[best]
+
+
+def check_price(model: str, override: tuple[float, float] | None, where: str = "") -> None:
+    try:
+        price_of(model, override)
+    except ConfigError as err:
+        raise ConfigError(where + str(err), "price") from err
+
+
+def add_prices(prices: Mapping[str, tuple[float, float]]) -> None:
+    """Prices for model ids (or prefixes) from a league file's [prices] table."""
+    _EXTRA_PRICES.update(prices)
 
 
 @dataclass
@@ -76,7 +103,7 @@ class Usage:
         return d
 
 
-def usage_of(model: str, raw: Any) -> Usage:
+def usage_of(model: str, raw: Any, price: tuple[float, float] | None = None) -> Usage:
     """Usage (with cost) from a Messages API `usage` object."""
     u = Usage(
         input_tokens=getattr(raw, "input_tokens", 0) or 0,
@@ -85,7 +112,7 @@ def usage_of(model: str, raw: Any) -> Usage:
         cache_read_input_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
         calls=1,
     )
-    pin, pout = price_of(model)
+    pin, pout = price_of(model, price)
     u.cost_usd = (
         u.input_tokens * pin
         + u.output_tokens * pout
@@ -203,9 +230,13 @@ class ClaudeClient:
                 self.breaker.release_probe(probe)
                 raise
             self.breaker.record(True, probe=probe)
-            usage = usage_of(policy.model, response.usage)
+            usage = usage_of(policy.model, response.usage, policy.price)
+            thinking = [
+                b.thinking for b in response.content if getattr(b, "type", "") == "thinking"
+            ]
             return Answer(
                 text="".join(getattr(block, "text", "") for block in response.content),
+                extra={"thinking": "\n".join(thinking)} if thinking else {},
                 usage=usage,
                 latency=time.monotonic() - started,
                 stop_reason=response.stop_reason,
@@ -219,6 +250,8 @@ class ClaudeClient:
             options["output_config"] = {"effort": policy.effort}
         if policy.temperature is not None:
             options["extra_body"] = {"temperature": policy.temperature}
+        if policy.thinking_param is not None:
+            options["thinking"] = policy.thinking_param
         return await self._client.messages.create(
             model=policy.model,
             max_tokens=policy.max_tokens,

@@ -296,6 +296,9 @@ def test_calls_sidecar_keeps_every_prompt_and_raw_reply(tmp_path):
     assert len(calls) == len(mock.requests)
     assert calls[0]["messages"][0]["content"] == user_text(mock.requests[0])
     assert json.loads(calls[0]["raw"])["move"] == claude_plies(episode)[0]["move"]
+    # the system prompt (the bulk of a call) is stored once per seat, not per call
+    assert calls[0]["system"] == mock.requests[0]["system"][0]["text"]
+    assert all(c["system"] is None for c in calls[1:]) and len(calls) > 1
 
 
 def test_tampered_replay_fails_with_the_first_differing_line(tmp_path):

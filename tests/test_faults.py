@@ -141,6 +141,10 @@ def test_patience_out_voids_requeues_then_redo_infra_completes(tmp_path, api, ca
         per_episode[(v.pairing, v.idx)] = per_episode.get((v.pairing, v.idx), 0) + 1
     assert max(per_episode.values()) <= 2  # played, re-queued at most once (void_retries)
     assert db.runner_rows("t") == []  # nothing scored, no fallback
+    capsys.readouterr()
+    cli(["league", "compare", str(tmp_path / "clean"), str(tmp_path / "t")])
+    n_void = len({(v.pairing, v.idx) for v in voids})
+    assert f"current: {n_void} void episodes are not scored" in capsys.readouterr().out
     # the API is back: a plain rerun plays what was never played, then --redo infra the rest
     api.state["script"] = first_legal
     cli(["league", "run", str(tmp_path / "l.toml")])
@@ -384,3 +388,70 @@ def test_league_plan_estimates_calls_tokens_and_cost_before_a_run(tmp_path, caps
     )
     assert cli(["league", "plan", str(tmp_path / "l.toml")]) == 0
     assert "estimated Claude calls and cost" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "No such file"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "not UTF-8 text"),
+        (b"this is not json\n", "line 1: not a JSON line"),
+        (b'{"type": "header", "config": {"ga\n', "line 1: not a JSON line"),
+        (b'{"type": "header"}\n', "line 1: an event lacks the field 'config'"),
+        (b"[1, 2]\n", "line 1: not a JSON object"),
+    ],
+)
+def test_recheck_of_a_bad_file_is_one_line(tmp_path, capsys, content, message):
+    path = tmp_path / "r.jsonl"
+    if content is not None:
+        path.write_bytes(content)
+    assert cli(["recheck", str(path)]) == 2
+    out = capsys.readouterr().out
+    assert message in out and str(path) in out and out.strip().count("\n") == 0
+
+
+def test_a_league_whose_out_cannot_be_created_is_one_line(tmp_path, capsys):
+    (tmp_path / "blocker").write_text("a file where the directory should go")
+    (tmp_path / "l.toml").write_text(
+        'name = "t"\ngames = ["hex"]\npolicies = ["random", "tactician"]\nepisodes = 1\n'
+        'out = "blocker/out"\n'
+    )
+    assert cli(["league", "run", str(tmp_path / "l.toml")]) == 2
+    out = capsys.readouterr().out
+    assert "blocker/out: Not a directory" in out and out.strip().count("\n") == 0
+
+
+def test_league_and_clock_zero_values_are_config_errors(tmp_path):
+    from coworld import ConfigError
+
+    for key in ("llm_timeout_seconds", "play_budget_seconds"):
+        with pytest.raises(ConfigError) as err:
+            league_file(tmp_path, clock={key: 0})
+        assert err.value.field == f"clock.{key}"
+    (tmp_path / "bad.toml").write_bytes(b'name = "\xff"\n')
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        from coworld.league import load_league
+
+        load_league(tmp_path / "bad.toml")
+
+
+def test_the_viewer_refuses_a_garbage_replay_with_a_reason(tmp_path):
+    from starlette.testclient import TestClient
+
+    from coworld.viewer import create_app
+
+    (tmp_path / "g.jsonl").write_bytes(b"garbage\n")
+    client = TestClient(create_app(tmp_path))
+    response = client.get("/api/replay", params={"path": "g.jsonl"})
+    assert response.status_code == 400 and "not a JSON line" in response.json()["error"]
+
+
+def test_a_cut_replay_is_not_shown_as_live(tmp_path):
+    from coworld.viewer.server import LIVE_IDLE_SECONDS, _in_progress
+
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text('{"type": "header"}\n')
+    assert _in_progress(tmp_path) == [cut]
+    old = time.time() - LIVE_IDLE_SECONDS - 1
+    os.utime(cut, (old, old))
+    assert _in_progress(tmp_path) == []

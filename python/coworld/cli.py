@@ -264,9 +264,16 @@ def _cmd_league_table(args: argparse.Namespace) -> int:
 def _cmd_league_compare(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .league.ranking import compare, load_standings
+    from .league.ranking import compare, load_standings, voided
 
     diffs = compare(load_standings(Path(args.baseline)), load_standings(Path(args.current)))
+    for side, path in (("baseline", args.baseline), ("current", args.current)):
+        n = voided(Path(path))
+        if n:
+            console.print(
+                f"[yellow]{side}: {n} void episodes are not scored (only complete, clean "
+                "episodes are compared)[/]"
+            )
     table = Table(title="current - baseline, mean score with 95% CI (worse: CI wholly below 0)")
     for col in ("game", "policy", "baseline", "current", "diff", "95% CI", "verdict"):
         table.add_column(col, justify="left" if col in ("game", "policy", "verdict") else "right")
@@ -373,9 +380,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_recheck(args: argparse.Namespace) -> int:
-    from .replay import recheck
+    from .replay import ReplayMismatch, recheck
 
-    results = recheck(args.replay)
+    try:
+        results = recheck(args.replay)
+    except ReplayMismatch as err:  # name the file: the mismatch names the line
+        console.print(f"[bold red]error:[/] {escape(f'{args.replay}: {err}')}", soft_wrap=True)
+        return 2
     console.print(
         f"[green]ok[/]: {args.replay} re-derives from its seed; "
         f"{results['ending']}, score {results['score']}"
@@ -536,6 +547,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except CoworldError as err:
         console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
+        return 2
+    except OSError as err:  # a file or directory the command cannot create or read
+        where = f"{err.filename}: " if err.filename else ""
+        console.print(
+            f"[bold red]error:[/] {escape(where + (err.strerror or str(err)))}", soft_wrap=True
+        )
         return 2
     except KeyboardInterrupt as err:  # a league's own says what it stored
         console.print(

@@ -123,6 +123,7 @@ class Episode:
         self.seat_transcripts = seat_transcripts and self.out is not None
         self._writers: dict[str, JsonLinesWriter] = {}
         self.events: list[dict[str, Any]] = []
+        self._systems_kept: set[int] = set()
 
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
@@ -403,8 +404,18 @@ class Episode:
         }
         # thinking stays in the calls sidecar: never in the replay, never to a seat
         thinking = answer.extra.get("thinking") if answer else None
+        # the system prompt (rules + operator prompt, the large part) is stored once per
+        # episode and seat; each call keeps its own messages (observation, retry)
+        first = seat not in self._systems_kept
+        self._systems_kept.add(seat)
         self._emit(
-            {**record, "system": system, "messages": messages, "thinking": thinking},
+            {
+                **record,
+                "system": system if first else None,
+                "systemFrom": None if first else "the first call of this seat",
+                "messages": messages,
+                "thinking": thinking,
+            },
             stream="calls",
         )
         return record

@@ -120,6 +120,8 @@ def load_league(path: str | Path) -> LeagueConfig:
         raise ConfigError(f"league file {path} does not exist", "league")
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {err.start})", "league") from err
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}", "league") from err
     return parse_league(raw, base_dir=path.parent)

@@ -280,6 +280,24 @@ def _sq(x: float) -> float:
     return 0.0 if x is None or math.isnan(x) else x * x
 
 
+def voided(path: Path) -> int | None:
+    """Void episodes (the API's, not budget or Ctrl-C cuts) left unscored in the latest
+    league of a database; None for an exported standings.json (it does not say)."""
+    if path.suffix == ".json":
+        return None
+    from .storage import LeagueDB
+
+    db = LeagueDB.open_existing(path)
+    try:
+        leagues = db.leagues()
+        if not leagues:
+            return 0
+        open_voids = db.open_voids(leagues[-1]).values()
+        return sum(1 for v in open_voids if v[-1].cause not in ("budget", "interrupted"))
+    finally:
+        db.close()
+
+
 def load_standings(path: Path) -> list[Standing]:
     """Standings from an exported standings.json, or computed from a league database."""
     if path.suffix == ".json":

@@ -72,8 +72,8 @@ class LeagueInterrupted(KeyboardInterrupt):
     """Ctrl-C: what completed is stored, the rest recorded; the message says so."""
 
 
-#: The progress callback: (episodes, tokens, cost) just finished.
-Advance = Callable[[int, int, float], None]
+#: The progress callback: (episodes, tokens, cost, batch) just finished.
+Advance = Callable[..., None]
 
 
 @dataclass
@@ -235,18 +235,25 @@ class LeagueRun:
                     tokens=0,
                     cost="0.00",
                 )
-                self.t0, self.n, self.tokens, self.cost = time.monotonic(), 0, 0, 0.0
+                self.t0: float | None = None
+                self.n, self.tokens, self.cost = 0, 0, 0.0
                 return self.advance
 
-            def advance(self, episodes: int, tokens: int = 0, cost: float = 0.0) -> None:
-                self.n += episodes
+            def advance(
+                self, episodes: int, tokens: int = 0, cost: float = 0.0, batch: bool = False
+            ) -> None:
+                """The rate counts runner episodes only, from the first one's start:
+                a batch of scripted chunks would make it meaningless."""
+                if not batch and self.t0 is None:
+                    self.t0 = time.monotonic()
+                self.n += 0 if batch else episodes
                 self.tokens += tokens
                 self.cost += cost
-                rate = self.n / max(time.monotonic() - self.t0, 1e-9)
+                rate = self.n / max(time.monotonic() - (self.t0 or 0.0), 1e-9)
                 self.progress.update(
                     self.task,
                     advance=episodes,
-                    rate=f"{rate:,.0f}",
+                    rate=f"{rate:,.1f}" if self.n else "-",
                     tokens=f"{self.tokens:,}",
                     cost=f"{self.cost:.2f}",
                 )
@@ -279,7 +286,7 @@ class LeagueRun:
         played = 0
         for chunk in self.backend.map_chunks(jobs):
             played += db.add_chunk(self.config.name, chunk)
-            advance(chunk.count)
+            advance(chunk.count, batch=True)
         return played
 
     def _write_replays(self, db: LeagueDB) -> None:
@@ -345,6 +352,7 @@ class LeagueRun:
         if not queue:
             return 0
         shared = self._shared(db)
+        advance(0)  # the rate starts with the first runner episode
         played = 0
         while queue and not self._stopping:
             again = []

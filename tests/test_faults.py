@@ -265,6 +265,17 @@ def test_oversized_prompts_and_non_utf8_files_are_one_line_errors(tmp_path, caps
         assert message in out and "Traceback" not in out
 
 
+def test_play_with_a_misspelt_model_is_one_line_not_a_feed_of_fallbacks(tmp_path, api, capsys):
+    api.state["script"] = lambda body, n: ("status", 404)
+    (tmp_path / "p.md").write_text("---\nname: h\nmodel: claude-sonnet-4-5-typo\n---\nWin.\n")
+    out = tmp_path / "e.jsonl"
+    assert (
+        cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)]) == 2
+    )
+    printed = capsys.readouterr().out
+    assert "the API did not answer (http-404)" in printed and "plays" not in printed
+
+
 def test_play_shows_fallback_markers_literally(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     (tmp_path / "p.md").write_text("---\nname: house\n---\nWin.\n")

@@ -17,16 +17,18 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import CoworldError
+
 #: Default patience: how long one call may wait out the network before its episode is void.
 DEFAULT_PATIENCE_SECONDS = 300.0
 
 
-class InfraFailure(Exception):
+class InfraFailure(CoworldError):
     """A call could not be answered within the run's patience (or the API refused it
     for a reason no retry fixes: `fatal`). The episode is void, never scored."""
 
     def __init__(self, cause: str, message: str, *, fatal: bool = False) -> None:
-        super().__init__(message)
+        super().__init__(f"the API did not answer ({cause}): {message}")
         self.cause = cause
         self.fatal = fatal
 

@@ -466,3 +466,39 @@ def test_a_cut_replay_is_not_shown_as_live(tmp_path):
     old = time.time() - LIVE_IDLE_SECONDS - 1
     os.utime(cut, (old, old))
     assert _in_progress(tmp_path) == []
+
+
+def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
+    from rich.console import Console
+
+    from coworld.cli import _reliability_table
+    from coworld.league.storage import EpisodeRow
+
+    origins = {"model": 9990, "retry": 7, "fallback": 3, "retried:unparseable": 8}
+    origins |= {"retried:illegal": 2, "fallback:illegal": 3}
+    rows = [
+        EpisodeRow(
+            "p",
+            0,
+            "hex",
+            "hex",
+            1,
+            ("a-long-policy-name", "tactician"),
+            (1.0, -1.0),
+            "complete",
+            "line",
+            20,
+            decisions=({**origins, "tokens": 123456789, "cost_usd": 1234.5}, {"scripted": 10000}),
+        )
+    ]
+    console = Console(width=80, record=True)
+    console.print(_reliability_table(reliability(rows)))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "tactician" not in text  # a scripted baseline decides nothing to measure
+    assert "0.08%" in text and "0.02%" in text and "0.03%" in text  # 8, 2, 3 of 10,000
+
+
+def test_play_refuses_a_zero_timeout(capsys):
+    assert cli(["play", "hex", "-s", "random", "-s", "random", "--timeout", "0"]) == 2
+    assert "--timeout must be greater than 0" in capsys.readouterr().out

@@ -306,6 +306,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy, load_policy
 
+    for flag, value in (("--budget", args.budget), ("--timeout", args.timeout)):
+        if value <= 0:
+            raise ConfigError(f"{flag} must be greater than 0 seconds, not {value:g}", flag)
     policies = [load_policy(p) for p in args.seat]
     clock = Clock(
         play_budget_seconds=args.budget, llm_timeout_seconds=args.timeout, pace_seconds=args.pace

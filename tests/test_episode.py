@@ -7,6 +7,7 @@ import asyncio
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,20 @@ from coworld.episode import Clock, Episode
 from coworld.games import fog
 from coworld.replay import ReplayMismatch, recheck
 from coworld.seats.claude import ClaudeClient
+from coworld.seats.infra import InfraFailure, InfraPolicy
 from coworld.seats.policy import ClaudePolicy
 
 from .mock_anthropic import MockAnthropic, user_text
 
+#: Infrastructure retries at test speed.
+FAST = InfraPolicy(patience_seconds=5.0, base_delay=0.005, max_delay=0.02, probe_seconds=0.01)
+
 SECRET_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
 POLICY = ClaudePolicy(
-    name="house-prompt", prompt="Win. Keep a map in your notes.", model="claude-test"
+    name="house-prompt",
+    prompt="Win. Keep a map in your notes.",
+    model="claude-test",
+    price=(1.0, 5.0),  # a model id the price table does not know
 )
 
 # One representative game per family; every id is covered by test_every_game_completes.
@@ -50,7 +58,7 @@ def run(
     claude_seats=frozenset({0}),
     seed=3,
     clock=None,
-    max_retries=0,
+    infra=None,
     **kwargs,
 ):
     """Play one episode against the mock; returns (episode, results, mock)."""
@@ -64,7 +72,7 @@ def run(
 
         async def go():
             client = ClaudeClient(
-                timeout=clock.llm_timeout_seconds, max_retries=max_retries, base_url=mock.base_url
+                timeout=clock.llm_timeout_seconds, infra=infra or FAST, base_url=mock.base_url
             )
             episode = Episode(
                 game_id,
@@ -185,23 +193,29 @@ def test_slow_replies_time_out_then_fall_back(tmp_path):
 
 
 @pytest.mark.parametrize("status", [429, 500, 529])
-def test_api_errors_are_recorded_as_api_error_not_a_bad_prompt(status, tmp_path):
+def test_an_api_that_stays_down_voids_the_episode_and_never_moves(status, tmp_path):
     def failing(episode, body, n):
         return ("status", status)
 
-    episode, results, _ = run("connect-four", failing, tmp_path, max_retries=1)
-    mine = claude_plies(episode)
-    assert mine and all(e["origin"] == "fallback" and e["cause"] == "api-error" for e in mine)
-    assert results["decisions"][0]["fallback:api-error"] == len(mine)
+    with pytest.raises(InfraFailure) as err:
+        run("connect-four", failing, tmp_path, infra=replace(FAST, patience_seconds=0.3))
+    assert err.value.cause == f"http-{status}" and not err.value.fatal
+    replay = [json.loads(line) for line in (tmp_path / "episode.jsonl").read_text().splitlines()]
+    assert not [e for e in replay if e["type"] == "ply" and e["seat"] == 0]  # no fallback move
+    assert all(e["type"] != "results" for e in replay)
 
 
-def test_transient_rate_limit_is_absorbed_by_the_client_backoff(tmp_path):
+def test_transient_failures_are_retried_and_never_shown_to_the_model(tmp_path):
     def flaky(episode, body, n):
-        return ("status", 429) if n == 0 else good(episode, body, n)
+        return ("status", 429) if n % 3 == 0 else good(episode, body, n)
 
-    episode, _, mock = run("connect-four", flaky, tmp_path, max_retries=2)
-    assert claude_plies(episode)[0]["origin"] == "model"
-    assert len(mock.requests) == len(claude_plies(episode)) + 1
+    episode, _, mock = run("connect-four", flaky, tmp_path)
+    mine = claude_plies(episode)
+    assert mine and all(e["origin"] == "model" for e in mine)
+    # every third request failed; each failed request was sent again unchanged
+    assert len(mock.requests) == len(mine) + (len(mock.requests) + 2) // 3
+    assert all(len(b["messages"]) == 1 for b in mock.requests)  # no retry text, ever
+    assert mine[0]["attempts"][0]["infraRetries"] == ["http-429"]
 
 
 def test_deadline_guard_settles_before_a_ply_starts(tmp_path):
@@ -286,6 +300,9 @@ def test_calls_sidecar_keeps_every_prompt_and_raw_reply(tmp_path):
     assert len(calls) == len(mock.requests)
     assert calls[0]["messages"][0]["content"] == user_text(mock.requests[0])
     assert json.loads(calls[0]["raw"])["move"] == claude_plies(episode)[0]["move"]
+    # the system prompt (the bulk of a call) is stored once per seat, not per call
+    assert calls[0]["system"] == mock.requests[0]["system"][0]["text"]
+    assert all(c["system"] is None for c in calls[1:]) and len(calls) > 1
 
 
 def test_tampered_replay_fails_with_the_first_differing_line(tmp_path):
@@ -406,7 +423,7 @@ def test_policy_temperature_and_effort_reach_the_request(tmp_path, monkeypatch):
     with MockAnthropic(lambda body, n: ("text", json.dumps({"move": "d"}))) as mock:
 
         async def go():
-            client = ClaudeClient(timeout=5, max_retries=0, base_url=mock.base_url)
+            client = ClaudeClient(timeout=5, infra=FAST, base_url=mock.base_url)
             try:
                 return await Episode(
                     "connect-four", [tuned, "tactician"], seed=2, client=client

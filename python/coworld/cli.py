@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, simulate
-from .errors import CoworldError
+from .errors import ConfigError, CoworldError
 from .games import FAMILIES
 
 if TYPE_CHECKING:
@@ -74,7 +76,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _run_league(config, backend="local", address=None, fresh=args.fresh)
 
 
-def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fresh: bool) -> int:
+def _run_league(
+    config: LeagueConfig,
+    *,
+    backend: str,
+    address: str | None,
+    fresh: bool,
+    redo_infra: bool = False,
+) -> int:
     from .league import LeagueRun
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy
@@ -86,8 +95,24 @@ def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fres
             "[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by each "
             "family's fallback baseline and recorded as origin 'fallback'.[/]"
         )
-    report = LeagueRun(config, backend=backend, address=address, fresh=fresh).run()
-    _print_standings(config.database, config.name)
+    report = LeagueRun(
+        config, backend=backend, address=address, fresh=fresh, redo_infra=redo_infra
+    ).run()
+    _print_standings(config.database, config.name, partial=bool(report.incomplete))
+    if report.incomplete:
+        shown = ", ".join(f"{k} ({done}/{n})" for k, done, n in report.incomplete[:6])
+        more = len(report.incomplete) - 6
+        console.print(
+            f"[yellow]partial standings: {len(report.incomplete)} pairings incomplete: "
+            f"{escape(shown)}{f', and {more} more' if more > 0 else ''}[/]"
+        )
+    for pause in report.pauses:
+        since = time.strftime("%H:%M:%S", time.localtime(pause.since))
+        length = f"{pause.until - pause.since:.0f} s" if pause.until else "until the end"
+        console.print(
+            f"[yellow]API unavailable ({escape(pause.cause)}) from {since}: "
+            f"dispatching paused for {length}[/]"
+        )
     if report.budget_stopped:
         console.print(
             "[yellow]budget reached: the league stopped cleanly; rerun the same "
@@ -103,12 +128,26 @@ def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fres
         console.print(f"{kind:>4}: {path}")
     console.print(f"database: {report.database}")
     console.print(f"watch the replays: [bold]coworld view {config.out}[/]")
-    return 0
+    if report.stopped:
+        console.print(
+            f"[red]the league stopped: {escape(report.stopped)}; "
+            f"{report.missing} scheduled episodes are not scored; rerun to resume[/]"
+        )
+    if report.voided:
+        causes = ", ".join(f"{n} {c}" for c, n in sorted(report.voided.items()))
+        console.print(
+            f"[red]{sum(report.voided.values())} episodes are void ({escape(causes)}): "
+            "not scored; rerun with --redo infra to play them again[/]"
+        )
+    return 3 if report.stopped or report.voided else 0
 
 
-def _print_standings(database: str | Path, league: str | None = None) -> None:
+def _print_standings(
+    database: str | Path, league: str | None = None, *, partial: bool = False
+) -> None:
     from .league import LeagueDB, standings
     from .league.ranking import reliability
+    from .league.runner import CUT_CAUSES
 
     db = LeagueDB.open_existing(database)
     try:
@@ -119,9 +158,13 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
         league = league or names[-1]
         blocks = db.blocks(league)
         count = db.count(league)
+        voided = sum(1 for v in db.open_voids(league).values() if v[-1].cause not in CUT_CAUSES)
+        spent, scored = db.spent(league), db.usage(league, voided=False)
     finally:
         db.close()
-    table = Table(title=f"league {league}: mean episode score, 95% CI ({count} episodes)")
+    void_note = f", {voided} void and not scored" if voided else ""
+    title = "partial standings" if partial else "mean episode score"
+    table = Table(title=f"league {league}: {title}, 95% CI ({count} episodes{void_note})")
     for col in ("game", "policy", "n", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
@@ -132,44 +175,92 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
         table.add_row(s.game, s.policy, str(s.n), f"{s.mean:+.3f}", ci)
     console.print(table)
-    rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
+    rel = reliability(blocks)
     if rel:
-        t = Table(title="reliability (Claude seats)")
-        for col in (
-            "policy",
-            "decisions",
-            "retries",
-            "fallbacks",
-            "unparseable",
-            "illegal",
-            "timeout",
-            "api-error",
-            "no-credentials",
-            "tokens",
-            "cost $",
-        ):
-            t.add_column(col, justify="right" if col != "policy" else "left")
-        for p, r in rel.items():
+        console.print(_reliability_table(rel))
+    if spent.calls:
+        console.print(
+            f"spent {spent.tokens:,} tokens (${spent.cost_usd:.2f}) in {spent.calls:,} calls; "
+            f"scored episodes {scored.tokens:,} tokens (${scored.cost_usd:.2f}), the rest "
+            "went to void, interrupted or killed episodes"
+        )
+
+
+def _reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
+    """Retry and fallback rates per policy and cause, in 80 columns."""
+    from .league.ranking import FALLBACK_CAUSES
+
+    t = Table(title="reliability (Claude seats): share of decisions")
+    for col in ("policy", "decisions", "cause", "retried", "fallback", "tokens", "cost $"):
+        t.add_column(col, justify="left" if col in ("policy", "cause") else "right")
+    for p, r in rel.items():
+        causes = [c for c in FALLBACK_CAUSES if r.get(f"retry_rate:{c}") or r[f"fallback_rate:{c}"]]
+        for i, cause in enumerate(causes or ["-"]):
+            first = i == 0
             t.add_row(
-                p,
-                str(r["decisions"]),
-                str(r["retries"]),
-                str(r["fallbacks"]),
-                *(
-                    f"{r['fallback_rate:' + c]:.1%}"
-                    for c in ("unparseable", "illegal", "timeout", "api-error", "no-credentials")
-                ),
-                f"{r['tokens']:,}",
-                f"{r['cost_usd']:.2f}",
+                escape(p) if first else "",
+                f"{r['decisions']:,}" if first else "",
+                cause,
+                f"{r.get(f'retry_rate:{cause}', 0.0):.2%}" if cause != "-" else "",
+                f"{r[f'fallback_rate:{cause}']:.2%}" if cause != "-" else "",
+                f"{r['tokens']:,}" if first else "",
+                f"{r['cost_usd']:.2f}" if first else "",
             )
-        console.print(t)
+        t.add_section()
+    return t
 
 
 def _cmd_league_run(args: argparse.Namespace) -> int:
     from .league import load_league
 
     config = load_league(args.league)
-    return _run_league(config, backend=args.backend, address=args.address, fresh=args.fresh)
+    if args.patience is not None:
+        if args.patience <= 0:
+            raise ConfigError("--patience must be greater than 0 seconds", "infra_patience")
+        config = replace(config, infra_patience=args.patience)
+    return _run_league(
+        config,
+        backend=args.backend,
+        address=args.address,
+        fresh=args.fresh,
+        redo_infra=args.redo == "infra",
+    )
+
+
+def _cmd_league_plan(args: argparse.Namespace) -> int:
+    from .league import load_league
+    from .league.plan import PILOT, plan
+
+    config = load_league(args.league)
+    rows = plan(config)
+    if not rows:
+        console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
+        return 0
+    t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
+    for col in ("pairing", "episodes", "calls", "input tok", "output tok (max)", "cost $ (max)"):
+        t.add_column(col, justify="left" if col == "pairing" else "right")
+    for r in rows:
+        t.add_row(
+            escape(r.pairing),
+            f"{r.episodes:,}",
+            f"{r.calls:,.0f}",
+            f"{r.input_tokens:,.0f}",
+            f"{r.output_tokens_max:,.0f}",
+            f"{r.cost_usd:,.2f}",
+        )
+    console.print(t)
+    calls = sum(r.calls for r in rows)
+    tokens = sum(r.input_tokens + r.output_tokens_max for r in rows)
+    cost = sum(r.cost_usd for r in rows)
+    console.print(
+        f"total: about {calls:,.0f} calls, up to {tokens:,.0f} tokens, up to ${cost:,.2f} "
+        f"(plies from {PILOT} pilot episodes per pairing with the fallback baseline in the "
+        "Claude seats; input at 4 bytes a token; output at max_tokens; retries not counted). "
+        f"The budget reserves up to {max(r.reserve_per_call for r in rows):,} tokens per call "
+        "in flight.",
+        soft_wrap=False,
+    )
+    return 0
 
 
 def _cmd_league_table(args: argparse.Namespace) -> int:
@@ -180,9 +271,16 @@ def _cmd_league_table(args: argparse.Namespace) -> int:
 def _cmd_league_compare(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .league.ranking import compare, load_standings
+    from .league.ranking import compare, load_standings, voided
 
     diffs = compare(load_standings(Path(args.baseline)), load_standings(Path(args.current)))
+    for side, path in (("baseline", args.baseline), ("current", args.current)):
+        n = voided(Path(path))
+        if n:
+            console.print(
+                f"[yellow]{side}: {n} void episodes are not scored (only complete, clean "
+                "episodes are compared)[/]"
+            )
     table = Table(title="current - baseline, mean score with 95% CI (worse: CI wholly below 0)")
     for col in ("game", "policy", "baseline", "current", "diff", "95% CI", "verdict"):
         table.add_column(col, justify="left" if col in ("game", "policy", "verdict") else "right")
@@ -215,6 +313,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy, load_policy
 
+    for flag, value in (("--budget", args.budget), ("--timeout", args.timeout)):
+        if value <= 0:
+            raise ConfigError(f"{flag} must be greater than 0 seconds, not {value:g}", flag)
     policies = [load_policy(p) for p in args.seat]
     clock = Clock(
         play_budget_seconds=args.budget, llm_timeout_seconds=args.timeout, pace_seconds=args.pace
@@ -229,7 +330,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 else f"  [{event['origin']}: {event['cause']}]"
             )
             say = f'  "{event["say"]}"' if event.get("say") else ""
-            console.print(f"{event['ply'] + 1:>4}  {event['feed']}{origin}{say}")
+            # markers like [fallback: timeout] and model text are shown literally
+            console.print(f"{event['ply'] + 1:>4}  " + escape(f"{event['feed']}{origin}{say}"))
         elif event["type"] == "deadline":
             console.print("[yellow]wall clock: the episode settles now[/]")
 
@@ -290,9 +392,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_recheck(args: argparse.Namespace) -> int:
-    from .replay import recheck
+    from .replay import ReplayMismatch, recheck
 
-    results = recheck(args.replay)
+    try:
+        results = recheck(args.replay)
+    except ReplayMismatch as err:  # name the file: the mismatch names the line
+        console.print(f"[bold red]error:[/] {escape(f'{args.replay}: {err}')}", soft_wrap=True)
+        return 2
     console.print(
         f"[green]ok[/]: {args.replay} re-derives from its seed; "
         f"{results['ending']}, score {results['score']}"
@@ -358,7 +464,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--address", help="Ray cluster address (ray backend; default: start a local one)"
     )
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this league")
+    p.add_argument(
+        "--redo",
+        choices=("infra",),
+        help="infra: play again every episode left void by API failures",
+    )
+    p.add_argument(
+        "--patience",
+        type=float,
+        default=None,
+        help="seconds a call may wait out API failures before its episode is void "
+        "(default: the league's infra_patience, else 300)",
+    )
     p.set_defaults(run=_cmd_league_run)
+    p = lsub.add_parser("plan", help="estimate a league's Claude calls, tokens and cost")
+    p.add_argument("league", help="a league file (.toml)")
+    p.set_defaults(run=_cmd_league_plan)
     p = lsub.add_parser("table", help="print standings from a league database")
     p.add_argument("database", help="league.db or the league's output directory")
     p.add_argument("--league", help="which league in the database (default: the latest)")
@@ -437,8 +558,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except CoworldError as err:
-        console.print(f"[bold red]error:[/] {err}")
+        console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         return 2
+    except OSError as err:  # a file or directory the command cannot create or read
+        where = f"{err.filename}: " if err.filename else ""
+        console.print(
+            f"[bold red]error:[/] {escape(where + (err.strerror or str(err)))}", soft_wrap=True
+        )
+        return 2
+    except KeyboardInterrupt as err:  # a league's own says what it stored
+        console.print(
+            f"interrupted: {escape(str(err))}" if str(err) else "interrupted", soft_wrap=True
+        )
+        return 130
 
 
 if __name__ == "__main__":

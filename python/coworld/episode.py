@@ -28,7 +28,8 @@ from .errors import ConfigError, ReplyRejected
 from .games import family_module, game
 from .replay import FORMAT_VERSION, JsonLinesWriter
 from .sdk.canonical import canonical_json
-from .seats.claude import Answer, ClaudeClient, Usage, has_credentials
+from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
+from .seats.infra import ModelTimeout
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
 from .seats.reply import Reply
 
@@ -72,10 +73,12 @@ class Decision:
 
     move: str
     origin: str  # scripted | model | retry | fallback
-    cause: str | None = None  # unparseable | illegal | timeout | api-error | no-credentials
+    cause: str | None = None  # unparseable | illegal | timeout | no-credentials
     reply: Reply | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    #: Why the first attempt was retried (None: no retry).
+    retried: str | None = None
 
 
 def seat_label(seats: int, seat: int, alias: str) -> str:
@@ -98,6 +101,7 @@ class Episode:
         seat_transcripts: bool = False,
         client: ClaudeClient | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_usage: Callable[[Usage], None] | None = None,
     ) -> None:
         self.reducer = game(spec)
         self.settings = dict(self.reducer.settings)
@@ -113,8 +117,13 @@ class Episode:
         self.usage = [Usage() for _ in range(self.seats)]
         self.origins: list[dict[str, int]] = [{} for _ in range(self.seats)]
         self.client = client
+        self._owns_client = False
+        #: Seconds the Claude seats spent waiting out the network: not the episode's time.
+        self.infra_waited = 0.0
         self.claude_enabled = client is not None or has_credentials()
         self.on_event = on_event
+        #: Hears each answered call's usage at once (the league writes it down).
+        self.on_usage = on_usage
         self.out = Path(out) if out else None
         has_claude = any(isinstance(p, ClaudePolicy) for p in self.policies)
         self.record_calls = record_calls and self.out is not None and has_claude
@@ -125,6 +134,7 @@ class Episode:
         self._last_seen: list[str | None] = [None] * self.seats
         self._revealed = 0  # revelation records of the full view already on a ply event
         self._slowest = [0.0] * self.seats  # each seat's slowest decision so far, seconds
+        self._systems_kept: set[int] = set()
 
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
@@ -135,6 +145,8 @@ class Episode:
             )
         names = self.state.policy_names
         for seat, p in enumerate(self.policies):
+            if isinstance(p, ClaudePolicy):
+                check_price(p.model, p.price, f"seat {seat}: ")
             if not isinstance(p, BaselinePolicy):
                 continue
             if p.base not in names:
@@ -229,6 +241,8 @@ class Episode:
         finally:
             for w in self._writers.values():
                 w.close()
+            if self._owns_client and self.client is not None:
+                await self.client.close()
 
     async def _run(self) -> dict[str, Any]:
         started = time.monotonic()
@@ -248,7 +262,8 @@ class Episode:
         while not self.state.is_terminal:
             seat = self.state.active_seat
             assert seat is not None
-            if time.monotonic() + self._worst_ply(seat) > deadline:  # step 2
+            # step 2 (time spent waiting out the network is not the episode's)
+            if time.monotonic() - self.infra_waited + self._worst_ply(seat) > deadline:
                 self.state = self.state.settle_deadline()
                 self._emit({"type": "deadline", "ply": self.state.plies})
                 for s in range(self.seats):
@@ -288,6 +303,9 @@ class Episode:
         self.origins[seat][decision.origin] = self.origins[seat].get(decision.origin, 0) + 1
         if decision.cause:
             key = f"{decision.origin}:{decision.cause}"
+            self.origins[seat][key] = self.origins[seat].get(key, 0) + 1
+        if decision.retried:
+            key = f"retried:{decision.retried}"
             self.origins[seat][key] = self.origins[seat].get(key, 0) + 1
         event = {
             "type": "ply",
@@ -351,6 +369,7 @@ class Episode:
     async def _ask_claude(self, seat: int, policy: ClaudePolicy) -> Decision:
         if self.client is None:
             self.client = ClaudeClient(timeout=self.clock.llm_timeout_seconds)
+            self._owns_client = True
         system = self._system_prompt(policy)
         observation = self.family.observation_text(
             self.state,
@@ -371,35 +390,29 @@ class Episode:
             calls.append(self._call_record(seat, attempt, system, messages, answer, cause, reason))
             if reply is not None:
                 origin = "model" if attempt == 0 else "retry"
-                return Decision(
-                    reply.move,
-                    origin,
-                    None if attempt == 0 else calls[0]["cause"],
-                    reply,
-                    calls,
-                    usage,
-                )
+                first = None if attempt == 0 else calls[0]["cause"]
+                return Decision(reply.move, origin, first, reply, calls, usage, retried=first)
             if attempt == 0:
                 if answer and answer.text:
                     messages = [*messages, {"role": "assistant", "content": answer.text}]
                 messages = [*messages, {"role": "user", "content": self._retry_text(reason)}]
-        return self._fallback(cause or "unparseable", calls, usage)
+        fallback = self._fallback(cause or "unparseable", calls, usage)
+        fallback.retried = calls[0]["cause"]
+        return fallback
 
     async def _one_call(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]], seat: int
     ) -> tuple[Answer | None, str | None, str, Reply | None]:
-        """One bounded call: (answer, failure cause, reason, parsed reply)."""
-        import anthropic
-
+        """One bounded call: (answer, failure cause, reason, parsed reply). An
+        infrastructure failure the client could not outlast (`InfraFailure`) is not a
+        decision: it ends the episode as void."""
         assert self.client is not None
         try:
-            answer = await asyncio.wait_for(
-                self.client.ask(policy, system, messages), self.clock.llm_timeout_seconds
-            )
-        except (TimeoutError, anthropic.APITimeoutError):
-            return None, "timeout", f"no reply within {self.clock.llm_timeout_seconds:g} s", None
-        except anthropic.APIError as err:
-            return None, "api-error", f"{type(err).__name__}: {_safe_error(err)}", None
+            answer = await self.client.ask(policy, system, messages, self.on_usage)
+        except ModelTimeout as err:
+            self.infra_waited += err.waited
+            return None, "timeout", f"no reply within {self.client.timeout:g} s", None
+        self.infra_waited += answer.waited
         try:
             reply = self.family.parse_reply(answer.text, self.state, seat, self.aliases)
         except ReplyRejected as err:
@@ -442,16 +455,25 @@ class Episode:
             "raw": answer.text if answer else None,
             "usage": answer.usage.as_dict() if answer else None,
             "latency": round(answer.latency, 3) if answer else None,
+            "infraRetries": answer.infra_retries if answer and answer.infra_retries else None,
         }
-        self._emit({**record, "system": system, "messages": messages}, stream="calls")
+        # thinking stays in the calls sidecar: never in the replay, never to a seat
+        thinking = answer.extra.get("thinking") if answer else None
+        # the system prompt (rules + operator prompt, the large part) is stored once per
+        # episode and seat; each call keeps its own messages (observation, retry)
+        first = seat not in self._systems_kept
+        self._systems_kept.add(seat)
+        self._emit(
+            {
+                **record,
+                "system": system if first else None,
+                "systemFrom": None if first else "the first call of this seat",
+                "messages": messages,
+                "thinking": thinking,
+            },
+            stream="calls",
+        )
         return record
-
-
-def _safe_error(err: Exception) -> str:
-    """An API error's message, without anything that could carry a credential."""
-    status = getattr(err, "status_code", None)
-    text = str(getattr(err, "message", "") or err)
-    return (f"HTTP {status}: " if status else "") + text[:200]
 
 
 def play(

@@ -151,11 +151,15 @@ def head_to_head(results: Results) -> dict[str, dict[str, dict[str, float]]]:
     }
 
 
-CAUSES = ("unparseable", "illegal", "timeout", "api-error", "no-credentials")
+#: The model's own failure causes (retried once, then the fallback), and the one
+#: for a seat without credentials. Infrastructure failures are never decisions.
+CAUSES = ("unparseable", "illegal", "timeout")
+FALLBACK_CAUSES = (*CAUSES, "no-credentials")
 
 
 def reliability(results: Results) -> dict[str, dict[str, Any]]:
-    """Per policy: decisions by origin, fallback rate by cause, retries, tokens, cost."""
+    """Per policy that decides for itself (not a scripted baseline): decisions by
+    origin, retry and fallback rates by cause, tokens, cost."""
     acc: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for block in as_blocks(results):
         for episode in block.decisions or ():
@@ -165,14 +169,19 @@ def reliability(results: Results) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for policy, d in sorted(acc.items()):
         decisions = sum(d.get(o, 0) for o in ("scripted", "model", "retry", "fallback"))
+        if decisions == d.get("scripted", 0):
+            continue
+        retried = {c: d.get(f"retried:{c}", 0) for c in CAUSES}
         entry: dict[str, Any] = {
             "decisions": int(decisions),
-            "retries": int(d.get("retry", 0)),
+            "retries": int(sum(retried.values())),
             "fallbacks": int(d.get("fallback", 0)),
             "tokens": int(d.get("tokens", 0)),
             "cost_usd": round(d.get("cost_usd", 0.0), 4),
         }
         for cause in CAUSES:
+            entry[f"retry_rate:{cause}"] = retried[cause] / decisions if decisions else 0.0
+        for cause in FALLBACK_CAUSES:
             entry[f"fallback_rate:{cause}"] = (
                 d.get(f"fallback:{cause}", 0) / decisions if decisions else 0.0
             )
@@ -218,6 +227,9 @@ def plot(table: Sequence[Standing], path: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     games = list(dict.fromkeys(s.game for s in table))
+    if not games:  # nothing scored yet (a league stopped before its first episode)
+        path.unlink(missing_ok=True)
+        return
     fig, axes = plt.subplots(len(games), 1, figsize=(8, 1.2 + 0.45 * len(table)), squeeze=False)
     for ax, game in zip(axes[:, 0], games, strict=True):
         rows = [s for s in table if s.game == game][::-1]
@@ -266,6 +278,24 @@ def compare(baseline: Sequence[Standing], current: Sequence[Standing]) -> list[D
 
 def _sq(x: float) -> float:
     return 0.0 if x is None or math.isnan(x) else x * x
+
+
+def voided(path: Path) -> int | None:
+    """Void episodes (the API's, not budget or Ctrl-C cuts) left unscored in the latest
+    league of a database; None for an exported standings.json (it does not say)."""
+    if path.suffix == ".json":
+        return None
+    from .storage import LeagueDB
+
+    db = LeagueDB.open_existing(path)
+    try:
+        leagues = db.leagues()
+        if not leagues:
+            return 0
+        open_voids = db.open_voids(leagues[-1]).values()
+        return sum(1 for v in open_voids if v[-1].cause not in ("budget", "interrupted"))
+    finally:
+        db.close()
 
 
 def load_standings(path: Path) -> list[Standing]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from . import _core
 from .errors import ConfigError, ReplyRejected
-from .games import family_module, game
+from .games import FAMILIES, family_module, game
 from .replay import FORMAT_VERSION, JsonLinesWriter
 from .seats.claude import Answer, ClaudeClient, Usage, has_credentials
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
@@ -172,6 +172,7 @@ class Episode:
             "settings": self.settings,
             "game": self.state.game,
             "resolvedGame": self.state.resolved_game,
+            "family": FAMILIES[self.state.resolved_game],
             "seats": [
                 {
                     "seat": s,

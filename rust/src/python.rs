@@ -280,6 +280,12 @@ fn simulate<'py>(
     Ok(out)
 }
 
+/// The game catalogue: `{"games": {id: entry}, "order": [...], "rotation": [...]}`.
+#[pyfunction]
+fn catalog(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    to_py(py, &crate::catalog::to_json())
+}
+
 /// A fresh seed in 1..=2^31-1, as seed 0 draws everywhere.
 #[pyfunction]
 fn draw_seed() -> i64 {
@@ -303,6 +309,7 @@ fn episode_seed(base: i64, index: u64) -> i64 {
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyState>()?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(draw_seed, m)?)?;
     m.add_function(wrap_pyfunction!(aliases, m)?)?;
     m.add_function(wrap_pyfunction!(episode_seed, m)?)?;

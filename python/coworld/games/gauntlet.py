@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import IllegalMove, ReplyRejected
 from ..seats.jsonreply import extract_json_object
 from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
+from . import ROTATION
 
 #: The baseline that plays a seat whose reply cannot be used twice running.
 FALLBACK = "tactician"
@@ -91,8 +92,6 @@ RULES_TEXT: dict[str, str] = {
     + _REPLY_FORMAT,
 }
 
-
-ROTATION = ("connect-four", "breakthrough", "hex", "quoridor")
 
 RULES_TEXT["rotate"] = (
     "rotate: the game is drawn from the fixed rotation order "

@@ -33,6 +33,7 @@ from typing import Any
 from .. import GAMES
 from ..episode import Clock
 from ..errors import ConfigError
+from ..games import entry
 from ..seats.policy import Policy, load_policy
 
 TOP_LEVEL = {
@@ -50,6 +51,8 @@ TOP_LEVEL = {
     "clock",
 }
 
+HANABI_SEATS = entry("hanabi")["seats"]
+
 
 @dataclass(frozen=True)
 class LeagueConfig:
@@ -64,7 +67,7 @@ class LeagueConfig:
     out: Path = Path("runs/league")
     max_tokens: int | None = None
     max_cost_usd: float | None = None
-    hanabi_seats: int = 4
+    hanabi_seats: int = HANABI_SEATS["default"]
     clock: Clock = field(default_factory=Clock)
 
     @property
@@ -130,7 +133,11 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         max_cost_usd=_number(budget, "max_cost_usd", "budget.")
         if "max_cost_usd" in budget
         else None,
-        hanabi_seats=_int(hanabi, "seats", 2, 5, prefix="hanabi.") if "seats" in hanabi else 4,
+        hanabi_seats=_int(
+            hanabi, "seats", HANABI_SEATS["min"], HANABI_SEATS["max"], prefix="hanabi."
+        )
+        if "seats" in hanabi
+        else HANABI_SEATS["default"],
         clock=Clock(**{k: _number(clock_raw, k, "clock.") for k in clock_raw}),
     )
 

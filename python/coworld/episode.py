@@ -275,10 +275,7 @@ class Episode:
     def _feed_line(self, before: Any, seat: int, move: str) -> str:
         """The spectator feed's line for this ply, in algebraic notation."""
         labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
-        describe = getattr(self.family, "feed_line", None)
-        if describe:
-            return describe(before, self.state, seat, move, labels)
-        return f"{labels[seat]} plays {move}"
+        return self.family.feed_line(before, self.state, seat, move, labels)
 
     # ---- deciding -----------------------------------------------------------
 

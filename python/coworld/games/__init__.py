@@ -9,12 +9,12 @@ from __future__ import annotations
 import copy
 import importlib
 from collections.abc import Mapping
-from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from .. import _core
 from ..errors import ConfigError
 from .base import PerfectInformationReducer, Reducer
+from .family import FamilyModule
 
 _CATALOG: dict[str, Any] = _core.catalog()
 
@@ -46,12 +46,11 @@ def of_family(family: str) -> tuple[str, ...]:
     return tuple(g for g in GAMES if FAMILIES[g] == family)
 
 
-def family_module(game_id: str) -> ModuleType:
-    """The family module of a (resolved) game id: its rules text for Claude seats,
-    `observation_text`, `parse_reply`, `FALLBACK` baseline and optional `feed_line`."""
+def family_module(game_id: str) -> FamilyModule:
+    """The family module of a (resolved) game id (see `FamilyModule`)."""
     if game_id not in FAMILIES:
         raise ConfigError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}", "game")
-    return importlib.import_module(f"{__name__}.{FAMILIES[game_id]}")
+    return cast(FamilyModule, importlib.import_module(f"{__name__}.{FAMILIES[game_id]}"))
 
 
 def _reducer_class(family: str) -> type[Reducer]:

@@ -15,13 +15,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IllegalMove, ReplyRejected
-from ..seats.jsonreply import extract_json_object
+from ..seats.jsonreply import JsonPolicy, extract_json_object
 from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
 from . import of_family
 from .base import Reducer, State
 
 #: The baseline that plays a fog seat whose reply cannot be used (DESIGN: failure causes).
 FALLBACK = "probe"
+
+#: Replies hold their object amid prose; the first one with a `move` wins.
+REPLY_POLICY = JsonPolicy(key="move")
 
 FOG_GAMES: tuple[str, ...] = of_family("fog")
 
@@ -292,7 +295,7 @@ def parse_reply(text: str, state: State, seat: int, aliases: Sequence[str] = ())
         raise ReplyRejected("the reply is not text", "unparseable")
     if state.active_seat != seat:
         raise ReplyRejected(f"it is not seat {seat}'s turn", "illegal")
-    obj = extract_json_object(text, key="move")
+    obj = extract_json_object(text, policy=REPLY_POLICY)
     move = obj.get("move")
     if not isinstance(move, str) or not move.strip():
         raise ReplyRejected('the object has no "move" string naming a cell', "unparseable")

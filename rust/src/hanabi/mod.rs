@@ -9,7 +9,7 @@
 
 pub mod baselines;
 pub mod knowledge;
-mod reader;
+pub mod reader;
 mod view;
 
 use serde_json::Value;

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from . import GAMES, simulate
 from .errors import ConfigError, CoworldError
-from .games import FAMILIES
+from .games import catalog
 
 if TYPE_CHECKING:
     from .league import LeagueConfig
@@ -25,22 +25,26 @@ console = Console()
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
-    from . import _core
-
     table = Table(title="coworld games")
-    table.add_column("id")
-    table.add_column("family")
-    table.add_column("seats", justify="right")
-    table.add_column("baselines")
-    table.add_column("variant")
-    for gid in GAMES:
-        state = _core.State(gid, None, 1)
+    table.add_column("id", no_wrap=True)
+    for column in ("family", "seats", "information", "baselines", "origin"):
+        table.add_column(column)
+    for gid, e in catalog().items():
+        seats = e["seats"]
+        span = "" if seats["min"] == seats["max"] else f" ({seats['min']}-{seats['max']})"
+        if e["port"]:
+            origin = f"port of OpenSpiel {e['port']}"
+        elif e["original"]:
+            origin = f"original variant (not a port of OpenSpiel {e['notAPortOf']})"
+        else:
+            origin = "rotation: " + ", ".join(e["rotation"])
         table.add_row(
             gid,
-            FAMILIES[gid],
-            str(state.num_seats),
-            ", ".join(state.policy_names),
-            state.config.get("variant", ""),
+            e["family"],
+            f"{seats['default']}{span}",
+            "hidden" if e["hidden"] else "perfect",
+            ", ".join(b["name"] for b in e["baselines"]),
+            origin,
         )
     console.print(table)
     return 0

@@ -25,7 +25,7 @@ from typing import Any
 
 from . import _core
 from .errors import ConfigError, ReplyRejected
-from .games import family_module, game
+from .games import FAMILIES, family_module, game
 from .replay import FORMAT_VERSION, JsonLinesWriter
 from .sdk.canonical import canonical_json
 from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
@@ -201,6 +201,7 @@ class Episode:
             "settings": self.settings,
             "game": self.state.game,
             "resolvedGame": self.state.resolved_game,
+            "family": FAMILIES[self.state.resolved_game],
             "seats": [
                 {
                     "seat": s,
@@ -341,10 +342,7 @@ class Episode:
     def _feed_line(self, before: Any, seat: int, move: str) -> str:
         """The spectator feed's line for this ply, in algebraic notation."""
         labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
-        describe = getattr(self.family, "feed_line", None)
-        if describe:
-            return describe(before, self.state, seat, move, labels)
-        return f"{labels[seat]} plays {move}"
+        return self.family.feed_line(before, self.state, seat, move, labels)
 
     # ---- deciding -----------------------------------------------------------
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import _core
-from ..errors import ConfigError, IllegalMove
+from ..errors import IllegalMove
 from ..sdk.protocol import SubmittedAction
 
 State = _core.State
@@ -85,13 +85,6 @@ class PerfectInformationReducer(Reducer):
     """Nothing is hidden: `view_for(state, seat) == view(state)` for every seat."""
 
     perfect_information = True
-
-    def view_for(self, state: State, seat: int) -> dict[str, Any]:
-        if not 0 <= seat < state.num_seats:
-            raise ConfigError(
-                f"seat {seat} does not exist; seats are 0..{state.num_seats - 1}", "seat"
-            )
-        return state.view()
 
     def standing(self, state: State, seat: int) -> int:
         """The spec's `standing(sim, seat)` heuristic (higher is better for `seat`)."""

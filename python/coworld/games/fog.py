@@ -15,14 +15,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IllegalMove, ReplyRejected
-from ..seats.jsonreply import extract_json_object
+from ..seats.jsonreply import JsonPolicy, extract_json_object
 from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
+from . import of_family
 from .base import Reducer, State
 
 #: The baseline that plays a fog seat whose reply cannot be used (DESIGN: failure causes).
 FALLBACK = "probe"
 
-FOG_GAMES: tuple[str, ...] = ("phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5")
+#: Replies hold their object amid prose; the first one with a `move` wins.
+REPLY_POLICY = JsonPolicy(key="move")
+
+FOG_GAMES: tuple[str, ...] = of_family("fog")
 
 
 class FogReducer(Reducer):
@@ -51,7 +55,7 @@ _COORDS = (
 )
 
 _TTT = (
-    "Phantom Tic-Tac-Toe (phantom-ttt-3), a port of OpenSpiel phantom_ttt. "
+    "Phantom Tic-Tac-Toe ({game_id}), {label}. "
     "A 3x3 board. " + _COORDS.format(last="c3", lf="c", n=3) + " Seat 0 is X (red) and "
     "moves first; seat 1 is O (blue). Own all three cells of a rank, a file or a diagonal to "
     "win; a full board with no line is a draw."
@@ -105,24 +109,26 @@ _REPLY = (
 
 
 def _rules(game_id: str) -> str:
-    hexes = {
-        "dark-hex-4": ("Dark Hex (dark-hex-4)", "a port of OpenSpiel dark_hex", 4),
-        "dark-hex-5": ("Abrupt Dark Hex (dark-hex-5)", "a port of OpenSpiel abrupt_dark_hex", 5),
-        "recon-hex-5": (
-            "Recon Hex (recon-hex-5)",
-            "an original variant (not a port of OpenSpiel rbc): Abrupt Dark Hex 5x5 with "
-            "Reconnaissance Blind Chess's sense-then-move loop",
-            5,
-        ),
-    }
-    abrupt = game_id in ("dark-hex-5", "recon-hex-5")
-    recon = game_id == "recon-hex-5"
-    if game_id == "phantom-ttt-3":
-        board, n = _TTT, 3
+    """The rules of one variant, from its config as the core records it."""
+    config = State(game_id, None, 1).config
+    n, abrupt, recon, label = (
+        config["size"],
+        config["abrupt"],
+        config["sense"] > 0,
+        config["variant"],
+    )
+    if config["mode"] == "phantom-ttt":
+        board = _TTT.format(game_id=game_id, label=label)
     else:
-        title, label, n = hexes[game_id]
+        name = "Recon Hex" if recon else "Abrupt Dark Hex" if abrupt else "Dark Hex"
+        if recon:
+            label += (
+                f" (Abrupt Dark Hex {n}x{n} with Reconnaissance Blind Chess's sense-then-move loop)"
+            )
         last = f"{'abcde'[n - 1]}{n}"
-        board = _HEX.format(title=title, label=label, n=n, last=last, lf="abcde"[n - 1])
+        board = _HEX.format(
+            title=f"{name} ({game_id})", label=label, n=n, last=last, lf="abcde"[n - 1]
+        )
     after = (
         " and the turn passes to your opponent: you spent your move to learn one fact"
         if abrupt
@@ -321,7 +327,7 @@ def parse_reply(text: str, state: State, seat: int, aliases: Sequence[str] = ())
         raise ReplyRejected("the reply is not text", "unparseable")
     if state.active_seat != seat:
         raise ReplyRejected(f"it is not seat {seat}'s turn", "illegal")
-    obj = extract_json_object(text, key="move")
+    obj = extract_json_object(text, policy=REPLY_POLICY)
     move = obj.get("move")
     if not isinstance(move, str) or not move.strip():
         raise ReplyRejected('the object has no "move" string naming a cell', "unparseable")

@@ -37,13 +37,16 @@ from typing import Any
 from .. import GAMES
 from ..episode import Clock
 from ..errors import ConfigError
+from ..games import entry
 from ..games import game as game_reducer
 from ..seats.claude import add_prices, price_of
 from ..seats.infra import DEFAULT_PATIENCE_SECONDS
 from ..seats.policy import ClaudePolicy, Policy, load_policy, parse_price
 
 #: Settings every league plays a game with unless its table says otherwise.
-DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {"hanabi": {"seats": 4}}
+DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
+    "hanabi": {"seats": entry("hanabi")["seats"]["default"]}
+}
 
 TOP_LEVEL = {
     "name",

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from ..games import entry
 from .storage import Block, EpisodeRow, group_rows
 
-HANABI_MAX = 25.0
 OVERALL = "overall"
 
 
@@ -109,6 +109,15 @@ class Standing:
     se: float
 
 
+def _on_overall_scale(game: str, s: Stat) -> tuple[float, float]:
+    """A game's mean and standard error on the overall scale: a -1..1 game as it is, any
+    other score range (Hanabi's shared 0..25) mapped onto 0..1."""
+    low, high = entry(game)["score"]["min"], entry(game)["score"]["max"]
+    if (low, high) == (-1, 1):
+        return s.mean, s.se
+    return (s.mean - low) / (high - low), s.se / (high - low)
+
+
 def standings(results: Results) -> list[Standing]:
     """Per game and overall, sorted by game then mean (best first)."""
     per_game = {key: summarize(v) for key, v in samples(results).items()}
@@ -117,10 +126,7 @@ def standings(results: Results) -> list[Standing]:
     for (p, g), s in per_game.items():
         by_policy[p].append((g, s))
     for policy, games in by_policy.items():
-        scaled = [
-            (s.mean / HANABI_MAX, s.se / HANABI_MAX) if g == "hanabi" else (s.mean, s.se)
-            for g, s in games
-        ]
+        scaled = [_on_overall_scale(g, s) for g, s in games]
         mean = sum(m for m, _ in scaled) / len(scaled)
         se = math.sqrt(sum(0 if math.isnan(e) else e * e for _, e in scaled)) / len(scaled)
         n = sum(s.n for _, s in games)

@@ -20,6 +20,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, St
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .. import _core
 from ..replay import ReplayUnreadable, read_lines
 
 STATIC = Path(__file__).parent / "static"
@@ -77,6 +78,9 @@ def create_app(path: str | Path) -> Starlette:
                 "hasDatabase": site.database is not None,
             }
         )
+
+    async def catalog(request: Request) -> JSONResponse:
+        return JSONResponse(_core.catalog())
 
     async def league(request: Request) -> JSONResponse:
         from ..league.ranking import _clean, head_to_head, reliability, standings
@@ -156,6 +160,7 @@ def create_app(path: str | Path) -> Starlette:
             Route("/", index),
             Route("/episode", episode),
             Route("/api/info", info),
+            Route("/api/catalog", catalog),
             Route("/api/league", league),
             Route("/api/episodes", episodes),
             Route("/api/replay", replay),

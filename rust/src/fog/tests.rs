@@ -47,10 +47,13 @@ fn variants_match_the_table() {
     for v in &VARIANTS {
         assert_eq!(v.max_plies as usize, 2 * v.size * v.size);
     }
-    assert!(variant("recon-hex-5").unwrap().label.contains("not a port"));
+    assert!(variant("recon-hex-5")
+        .unwrap()
+        .label()
+        .contains("not a port"));
     assert!(variant("dark-hex-5")
         .unwrap()
-        .label
+        .label()
         .contains("abrupt_dark_hex"));
 }
 

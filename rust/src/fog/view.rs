@@ -17,8 +17,8 @@ fn header(g: &FogState) -> Map<String, Value> {
     let v = g.variant();
     let mut m = Map::new();
     m.insert("game".into(), json!(v.id));
-    m.insert("variant".into(), json!(v.label));
-    m.insert("original".into(), json!(v.original));
+    m.insert("variant".into(), json!(v.label()));
+    m.insert("original".into(), json!(v.original()));
     m.insert("mode".into(), json!(v.mode.name()));
     m.insert("size".into(), json!(v.size));
     m.insert("abrupt".into(), json!(v.abrupt));
@@ -290,8 +290,8 @@ pub fn results(g: &FogState) -> Option<Value> {
     let v = g.variant();
     let mut m = o.to_json(g.plies());
     m.insert("game".into(), json!(v.id));
-    m.insert("variant".into(), json!(v.label));
-    m.insert("original".into(), json!(v.original));
+    m.insert("variant".into(), json!(v.label()));
+    m.insert("original".into(), json!(v.original()));
     m.insert("distToWin".into(), per_seat(|s| g.true_dist(s)));
     m.insert("probes".into(), per_seat(|s| g.probes(s)));
     m.insert("discovered".into(), per_seat(|s| g.discovered(s)));

@@ -2,12 +2,11 @@
 // The episode player: steps through a replay's spectator views.
 const $ = (sel) => document.querySelector(sel);
 const params = new URLSearchParams(location.search);
-const EVAL_SCALE = { "connect-four": 40, breakthrough: 60, hex: 20, quoridor: 20 };
-const FOG = new Set(["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"]);
+let CATALOG = null;  // the core's game catalogue, from /api/catalog
 
 const state = { header: null, plies: [], results: null, deadline: false, step: 0, timer: null, perspective: null, live: false };
 
-function family(game) { return FOG.has(game) ? "fog" : game === "hanabi" ? "hanabi" : "gauntlet"; }
+function family(game) { return CATALOG.games[game].family; }
 function seatName(seat) {
   const n = state.header.seats.length;
   return n === 2 ? ["red", "blue"][seat] : state.header.seats[seat].alias;
@@ -204,6 +203,7 @@ function wire() {
 
 async function main() {
   wire();
+  CATALOG = await (await fetch("/api/catalog")).json();
   const path = params.get("path");
   if (params.get("live") === "1") {
     state.live = true;

@@ -94,6 +94,7 @@ def _run_league(config, *, backend: str, address: str | None, fresh: bool) -> in
 def _print_standings(database, league: str | None = None) -> None:
     from .league import LeagueDB, standings
     from .league.ranking import reliability
+    from .league.stats import ratings
 
     db = LeagueDB.open_existing(database)
     try:
@@ -104,10 +105,11 @@ def _print_standings(database, league: str | None = None) -> None:
         league = league or names[-1]
         blocks = db.blocks(league)
         count = db.count(league)
+        seed = int(db.config(league).get("seed", 0))
     finally:
         db.close()
     table = Table(title=f"league {league}: mean episode score, 95% CI ({count} episodes)")
-    for col in ("game", "policy", "n", "mean", "95% CI"):
+    for col in ("game", "policy", "n", "seed pairs", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
     for s in standings(blocks):
@@ -115,8 +117,9 @@ def _print_standings(database, league: str | None = None) -> None:
             table.add_section()
         last = s.game
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
-        table.add_row(s.game, s.policy, str(s.n), f"{s.mean:+.3f}", ci)
+        table.add_row(s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci)
     console.print(table)
+    _print_ratings(ratings(blocks, seed))
     rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
     if rel:
         t = Table(title="reliability (Claude seats)")
@@ -148,6 +151,25 @@ def _print_standings(database, league: str | None = None) -> None:
                 f"{r['cost_usd']:.2f}",
             )
         console.print(t)
+
+
+def _print_ratings(rated) -> None:
+    if not rated:
+        return
+    table = Table(
+        title="Bradley-Terry ratings (Elo, draws as half), 95% bootstrap CI over seed pairs"
+    )
+    for col in ("game", "policy", "games", "Elo", "95% CI"):
+        table.add_column(col, justify="left" if col in ("game", "policy") else "right")
+    last = None
+    for r in rated:
+        if last is not None and r.game != last:
+            table.add_section()
+        last = r.game
+        table.add_row(
+            r.game, r.policy, str(r.games), f"{r.elo:+.0f}", f"[{r.lo:+.0f}, {r.hi:+.0f}]"
+        )
+    console.print(table)
 
 
 def _cmd_league_run(args: argparse.Namespace) -> int:
@@ -193,6 +215,66 @@ def _cmd_league_compare(args: argparse.Namespace) -> int:
         return 1
     console.print("[green]no policy is significantly worse than its baseline[/]")
     return 0
+
+
+def _cmd_gate(args: argparse.Namespace) -> int:
+    """Exit 0 not worse, 1 worse, 2 inconclusive; 3 for bad input (never 2)."""
+    from pathlib import Path
+
+    from .episode import Clock
+    from .league.gate import GateConfig, run_gate
+    from .seats.policy import load_policy
+
+    try:
+        games = tuple(g.strip() for g in args.games.split(",") if g.strip())
+        for g in games:
+            if g not in GAMES:
+                raise CoworldError(f"--games: unknown game {g!r}; known games: {', '.join(GAMES)}")
+        config = GateConfig(
+            candidate=load_policy(args.candidate),
+            reference=load_policy(args.reference),
+            games=games,
+            elo0=args.elo0,
+            elo1=args.elo1,
+            alpha=args.alpha,
+            beta=args.beta,
+            batch=args.batch,
+            max_episodes=args.max_episodes,
+            seed=args.seed,
+            out=Path(args.out),
+            concurrency=args.concurrency,
+            threads=args.threads,
+            clock=Clock(llm_timeout_seconds=args.timeout),
+        )
+        bounds = config.bounds
+        console.print(
+            f"gate {config.candidate.name} vs {config.reference.name} on {', '.join(games)}: "
+            f"H0 elo {config.elo0:+g}, H1 elo {config.elo1:+g}, alpha {config.alpha}, "
+            f"beta {config.beta}; LLR bounds [{bounds.lower:+.2f}, {bounds.upper:+.2f}]"
+        )
+
+        def show(step) -> None:
+            elo = (
+                "-" if step.elo != step.elo else f"{step.elo:+.1f} [{step.lo:+.1f}, {step.hi:+.1f}]"
+            )
+            penta = " ".join(str(int(c)) for c in step.counts)
+            console.print(
+                f"batch {step.batch:>3}: {step.pairs:>5} pairs {step.episodes:>6} episodes  "
+                f"LLR {step.llr:+.2f} in [{bounds.lower:+.2f}, {bounds.upper:+.2f}]  "
+                f"Elo {elo}  penta(LL..WW) {penta}"
+            )
+
+        result = run_gate(config, fresh=args.fresh, on_step=show)
+    except CoworldError as err:
+        console.print(f"[bold red]error:[/] {err}")
+        return 3
+    colour = {0: "green", 1: "red", 2: "yellow"}[result.exit_code]
+    last = result.steps[-1]
+    console.print(
+        f"[{colour}]{result.verdict}[/]: LLR {last.llr:+.2f} after {last.pairs} seed pairs "
+        f"({last.episodes} episodes); database {config.league().database}"
+    )
+    return result.exit_code
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -352,6 +434,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("baseline", help="league database/directory or exported standings.json")
     p.add_argument("current", help="league database/directory or exported standings.json")
     p.set_defaults(run=_cmd_league_compare)
+
+    p = sub.add_parser(
+        "gate",
+        help="sequential test (pentanomial GSPRT): exit 0 not worse, 1 worse, 2 inconclusive",
+        description=(
+            "Play seed pairs of CANDIDATE against REFERENCE (baseline names or policy "
+            "files) in batches until a generalised SPRT on the pentanomial results "
+            "decides. Exit 0: not worse (H1, elo >= elo1); 1: worse (H0, elo <= elo0); "
+            "2: inconclusive at --max-episodes; 3: bad input. Resumable: rerun the "
+            "same command after a kill."
+        ),
+    )
+    p.add_argument("candidate", help="baseline name or policy file (.md/.toml)")
+    p.add_argument("reference", help="baseline name or policy file (.md/.toml)")
+    p.add_argument("--games", required=True, help="comma-separated two-seat game ids")
+    p.add_argument("--elo0", type=float, default=-10.0, help="H0: candidate - reference Elo (-10)")
+    p.add_argument("--elo1", type=float, default=0.0, help="H1: candidate - reference Elo (0)")
+    p.add_argument("--alpha", type=float, default=0.05, help="P(pass | H0) (0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="P(fail | H1) (0.05)")
+    p.add_argument("--batch", type=int, default=16, help="seed pairs per game per batch (16)")
+    p.add_argument(
+        "--max-episodes", type=int, default=4000, help="cap on episodes over all games (4000)"
+    )
+    p.add_argument("--seed", type=int, default=1, help="base seed (1)")
+    p.add_argument("--out", default="runs/gate", help="output directory (runs/gate)")
+    p.add_argument("--concurrency", type=int, default=4, help="Claude episodes in flight (4)")
+    p.add_argument("--threads", type=int, default=None, help="batch-simulator threads")
+    p.add_argument("--timeout", type=float, default=60.0, help="llmTimeoutSeconds (60)")
+    p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
+    p.set_defaults(run=_cmd_gate)
 
     p = sub.add_parser("play", help="play one episode with a live feed and write its replay")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")

@@ -186,12 +186,19 @@ class LeagueRun:
             already = sum(len(db.done(self.config.name, p.key)) for p in self.schedule)
             with self._progress(total, already) as advance:
                 playing = time.monotonic()
-                played = self._run_scripted(db, advance) + self._run_claude(db, advance)
+                if self.config.schedule == "adaptive":
+                    from .adaptive import play_adaptive
+
+                    played = play_adaptive(self, db, self._show_round)
+                else:
+                    played = self._run_scripted(db, advance) + self._run_claude(db, advance)
                 playing = time.monotonic() - playing
                 self._write_replays(db)
             from .ranking import export
 
-            exports = export(db.blocks(self.config.name), self.config.name, self.config.out)
+            exports = export(
+                db.blocks(self.config.name), self.config.name, self.config.out, self.config.seed
+            )
             return LeagueReport(
                 self.config.name,
                 self.config.database,
@@ -204,6 +211,24 @@ class LeagueRun:
             )
         finally:
             db.close()
+
+    def play(self, db: LeagueDB, schedule: list[Pairing]) -> int:
+        """Play what `schedule` (per-pairing targets) lacks in the registered league,
+        quietly and without exports: the step of gates and adaptive schedules."""
+        self.schedule = schedule
+
+        def quiet(*_: Any) -> None:
+            return None
+
+        return self._run_scripted(db, quiet) + self._run_claude(db, quiet)
+
+    def _show_round(self, r: Any) -> None:
+        if self.show_progress:
+            conf = ", ".join(f"{g} {c:.3f}" for g, c in r.confidence.items())
+            nxt = ", ".join(f"{k[1]} ({k[0]})" for k in r.next) or "done"
+            self.console.print(
+                f"round {r.number}: {r.episodes} episodes; order confidence {conf}; next: {nxt}"
+            )
 
     # ---- progress -----------------------------------------------------------
 

@@ -246,6 +246,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             threads=args.threads,
             clock=Clock(llm_timeout_seconds=args.timeout),
         )
+        config.check()
         bounds = config.bounds
         console.print(
             f"gate {config.candidate.name} vs {config.reference.name} on {', '.join(games)}: "

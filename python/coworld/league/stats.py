@@ -319,7 +319,10 @@ def elo_to_score(elo: float) -> float:
 
 
 def score_to_elo(score: float) -> float:
-    score = min(max(score, 1e-9), 1 - 1e-9)
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 

@@ -9,10 +9,14 @@ concurrency = 4         # Claude episodes in flight at once
 threads = 2             # batch-simulator threads (default: every core)
 replays = 1             # per scripted pairing, also write this many replays
 out = "runs/nightly"    # database, replays, standings (relative to this file)
+schedule = "round-robin" # or "adaptive": `episodes` seed pairs per pairing first, then
+confidence = 0.95       #   more where neighbours' intervals overlap, until each game's
+                        #   order is right with this confidence (adaptive.py) or a budget
 
 [budget]                # optional: the league stops cleanly when reached
 max_tokens = 2_000_000
 max_cost_usd = 25.0
+max_episodes = 50_000   # adaptive schedules: the most episodes in all
 
 [hanabi]
 seats = 4               # 2..5
@@ -48,7 +52,10 @@ TOP_LEVEL = {
     "budget",
     "hanabi",
     "clock",
+    "schedule",
+    "confidence",
 }
+SCHEDULES = ("round-robin", "adaptive")
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,9 @@ class LeagueConfig:
     max_cost_usd: float | None = None
     hanabi_seats: int = 4
     clock: Clock = field(default_factory=Clock)
+    schedule: str = "round-robin"
+    confidence: float = 0.95
+    max_episodes: int | None = None
 
     @property
     def database(self) -> Path:
@@ -81,6 +91,11 @@ class LeagueConfig:
             "seed": self.seed,
             "hanabiSeats": self.hanabi_seats,
             "clock": self.clock.as_config(),
+            **(
+                {"schedule": self.schedule, "confidence": self.confidence}
+                if self.schedule == "adaptive"
+                else {}
+            ),
         }
 
 
@@ -106,7 +121,21 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
     games = _games(raw.get("games"))
     policies = _policies(raw.get("policies"), base_dir)
     episodes = _int(raw, "episodes", 1, 10_000_000, required=True)
-    budget = _table(raw, "budget", {"max_tokens", "max_cost_usd"})
+    budget = _table(raw, "budget", {"max_tokens", "max_cost_usd", "max_episodes"})
+    schedule = raw.get("schedule", "round-robin")
+    if schedule not in SCHEDULES:
+        raise ConfigError(
+            f"`schedule` must be one of {', '.join(SCHEDULES)}, not {schedule!r}", "schedule"
+        )
+    confidence = raw.get("confidence", 0.95)
+    if (
+        not isinstance(confidence, float | int)
+        or isinstance(confidence, bool)
+        or not 0.5 <= confidence < 1
+    ):
+        raise ConfigError(
+            f"`confidence` must be a number in [0.5, 1), not {confidence!r}", "confidence"
+        )
     hanabi = _table(raw, "hanabi", {"seats"})
     clock_raw = _table(
         raw,
@@ -132,6 +161,11 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         else None,
         hanabi_seats=_int(hanabi, "seats", 2, 5, prefix="hanabi.") if "seats" in hanabi else 4,
         clock=Clock(**{k: _number(clock_raw, k, "clock.") for k in clock_raw}),
+        schedule=schedule,
+        confidence=float(confidence),
+        max_episodes=_int(budget, "max_episodes", 1, 10**12, prefix="budget.")
+        if "max_episodes" in budget
+        else None,
     )
 
 

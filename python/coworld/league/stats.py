@@ -139,6 +139,14 @@ def head_to_head_units(blocks: Iterable[Block]) -> list[PairData]:
 PRIOR_GAMES = 1.0
 
 
+def _incidence(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
+    """(K, P): +1 at each pairing's first policy, -1 at its second."""
+    m = np.zeros((len(a), p))
+    m[np.arange(len(a)), a] += 1.0
+    m[np.arange(len(a)), b] -= 1.0
+    return m
+
+
 def bt_fit(
     players: Sequence[str],
     a: np.ndarray,
@@ -147,36 +155,70 @@ def bt_fit(
     games: np.ndarray,
     prior: float = PRIOR_GAMES,
 ) -> np.ndarray:
-    """Bradley-Terry maximum likelihood on the Elo scale, centred on mean 0.
+    """Bradley-Terry maximum likelihood on the Elo scale, centred on mean 0: scipy's
+    exact trust-region Newton on the (convex) negative log-likelihood.
 
-    `a`, `b` (K,) index `players`; `wins`, `games` are (K,) or (R, K) for R
-    independent fits done in one scipy L-BFGS call (their likelihoods are separable).
-    Returns (P,) or (R, P) ratings: P(i beats j) = 1 / (1 + 10^(-(r_i - r_j) / 400)),
-    draws counting as half a win."""
-    single = np.ndim(wins) == 1
-    w = np.atleast_2d(np.asarray(wins, dtype=float)) + prior / 2
-    n = np.atleast_2d(np.asarray(games, dtype=float)) + prior
-    reps, p = w.shape[0], len(players)
-    incidence = np.zeros((len(a), p))
-    incidence[np.arange(len(a)), a] += 1.0
-    incidence[np.arange(len(a)), b] -= 1.0
-    ridge = 1e-6  # fixes the free additive constant; far below any data's pull
+    `a`, `b` (K,) index `players`; `wins`, `games` (K,) are the points and games of a
+    against b. P(i beats j) = 1 / (1 + 10^(-(r_i - r_j) / 400)), a draw half a win.
+    The gauge (ratings are defined up to a constant) is fixed by the penalty
+    (sum theta)^2 / 2P, which the centred optimum satisfies anyway."""
+    w = np.asarray(wins, dtype=float) + prior / 2
+    n = np.asarray(games, dtype=float) + prior
+    m = _incidence(a, b, len(players))
+    gauge = np.full((len(players),) * 2, 1.0 / len(players))
 
-    def nll(flat: np.ndarray) -> tuple[float, np.ndarray]:
-        theta = flat.reshape(reps, p)
-        d = theta @ incidence.T  # (R, K) log-odds of a over b
+    def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        d = m @ theta
         # -[w log s(d) + (n - w) log s(-d)] with log s(x) = -logaddexp(0, -x)
         value = (w * np.logaddexp(0, -d) + (n - w) * np.logaddexp(0, d)).sum()
-        grad_d = n / (1 + np.exp(-d)) - w
-        grad = grad_d @ incidence + 2 * ridge * theta
-        return float(value + ridge * (theta**2).sum()), grad.ravel()
+        return float(value + theta @ gauge @ theta / 2), (
+            n / (1 + np.exp(-d)) - w
+        ) @ m + gauge @ theta
+
+    def hess(theta: np.ndarray) -> np.ndarray:
+        q = 1 / (1 + np.exp(-(m @ theta)))
+        return (m.T * (n * q * (1 - q))) @ m + gauge
 
     res = minimize(
-        nll, np.zeros(reps * p), jac=True, method="L-BFGS-B", options={"gtol": 1e-9, "maxiter": 500}
+        nll,
+        np.zeros(len(players)),
+        jac=True,
+        hess=hess,
+        method="trust-exact",
+        options={"gtol": 1e-10},
     )
-    theta = res.x.reshape(reps, p)
-    elo = (theta - theta.mean(axis=1, keepdims=True)) * ELO
-    return elo[0] if single else elo
+    return (res.x - res.x.mean()) * ELO
+
+
+def bt_refit(
+    start: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    wins: np.ndarray,
+    games: np.ndarray,
+    prior: float = PRIOR_GAMES,
+) -> np.ndarray:
+    """Many Bradley-Terry fits at once by batched Newton steps from `start` (P,) Elo:
+    the bootstrap's replicates, each a small perturbation of the data `bt_fit` fitted.
+    `wins`, `games` (R, K); returns (R, P) Elo centred on mean 0. The gauge is fixed
+    by the penalty (sum theta)^2 / 2P, which the centred optimum satisfies anyway."""
+    w = wins + prior / 2
+    n = games + prior
+    reps, p = w.shape[0], start.shape[0]
+    incidence = _incidence(a, b, p)
+    gauge = np.full((p, p), 1.0 / p)
+    theta = np.tile(start / ELO, (reps, 1))
+    for _ in range(100):
+        d = theta @ incidence.T
+        q = 1.0 / (1.0 + np.exp(-d))
+        grad = (n * q - w) @ incidence + theta @ gauge
+        hess = np.einsum("rk,ki,kj->rij", n * q * (1 - q), incidence, incidence) + gauge
+        step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        step *= np.minimum(1.0, 1.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
+        theta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return (theta - theta.mean(axis=1, keepdims=True)) * ELO
 
 
 @dataclass(frozen=True)
@@ -208,6 +250,17 @@ def _resample(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
     return rng.multinomial(n, np.full(n, 1.0 / n), resamples)
 
 
+def _resample_values(
+    rows: np.ndarray, resamples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Resampling units by their distinct rows: (R, V) counts of each distinct row and
+    the (V, columns) rows. Drawing n units with replacement is a multinomial over the
+    units, and so over their distinct values with the values' frequencies: the same
+    distribution, with a handful of categories instead of n."""
+    values, counts = np.unique(rows, axis=0, return_counts=True)
+    return rng.multinomial(rows.shape[0], counts / rows.shape[0], resamples), values
+
+
 def bt_bootstrap(pairs: Sequence[PairData], seed: int, resamples: int = 1000) -> Bootstrap:
     """Bradley-Terry ratings over `pairs` and their replicates, units resampled within
     each pairing (a stratified bootstrap over seed pairs); deterministic given `seed`."""
@@ -224,15 +277,14 @@ def bt_bootstrap(pairs: Sequence[PairData], seed: int, resamples: int = 1000) ->
         k = k_index[(p.a, p.b)]
         wins[k] += p.points.sum()
         games[k] += p.games.sum()
-        draw = _resample(len(p.points), resamples, rng)
-        boot_w[:, k] += draw @ p.points
-        boot_n[:, k] += draw @ p.games
+        draw, values = _resample_values(np.stack([p.points, p.games], axis=1), resamples, rng)
+        boot_w[:, k] += draw @ values[:, 0]
+        boot_n[:, k] += draw @ values[:, 1]
     played = np.bincount(a, weights=games, minlength=len(players)) + np.bincount(
         b, weights=games, minlength=len(players)
     )
-    return Bootstrap(
-        players, bt_fit(players, a, b, wins, games), bt_fit(players, a, b, boot_w, boot_n), played
-    )
+    point = bt_fit(players, a, b, wins, games)
+    return Bootstrap(players, point, bt_refit(point, a, b, boot_w, boot_n), played)
 
 
 def bt_ratings(

@@ -127,3 +127,33 @@ def test_bad_gate_input_exits_3_with_one_line(tmp_path, capsys, args, needle):
     assert cli(["gate", *args, "--out", str(tmp_path / "g")]) == 3
     out = capsys.readouterr().out
     assert "error:" in out and needle in out.replace("\n", " ")
+
+
+def test_a_build_gate_against_a_recorded_league(tmp_path, capsys):
+    """The same policy on two builds: the reference build's league database holds the
+    policy against an anchor; this build plays the candidate on the same seeds."""
+    from coworld.league import LeagueRun, parse_league
+
+    old = parse_league(
+        {
+            "name": "old-build",
+            "games": ["dark-hex-5"],
+            "policies": ["sweep", "probe", "random"],
+            "episodes": 300,
+            "seed": 11,
+            "replays": 0,
+            "out": str(tmp_path / "old"),
+        }
+    )
+    LeagueRun(old, progress=False).run()
+    common = ["--anchor", "probe", "--games", "dark-hex-5"]
+    # identical play on identical seeds: every seed's outcome is 1/2, so not worse
+    same = ["gate", "sweep", str(tmp_path / "old"), *common, "--out", str(tmp_path / "a")]
+    assert cli(same) == 0
+    assert "outcomes(0..1 by 1/8) 0 0 0 0 16 0 0 0 0" in capsys.readouterr().out
+    # a regression: random in this build where the recording has sweep
+    worse = ["gate", "random", f"{tmp_path / 'old'}#sweep", *common, "--out", str(tmp_path / "b")]
+    assert cli(worse) == 1
+    # the recording must hold the pairing
+    missing = ["gate", "sweep", str(tmp_path / "old"), "--anchor", "tactician"]
+    assert cli([*missing, "--games", "dark-hex-5", "--out", str(tmp_path / "c")]) == 3

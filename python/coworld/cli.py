@@ -222,7 +222,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .episode import Clock
-    from .league.gate import GateConfig, run_gate
+    from .league.gate import GateConfig, Recorded, run_gate
     from .seats.policy import load_policy
 
     try:
@@ -230,9 +230,15 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         for g in games:
             if g not in GAMES:
                 raise CoworldError(f"--games: unknown game {g!r}; known games: {', '.join(GAMES)}")
+        candidate = load_policy(args.candidate)
+        recorded = None
+        if args.anchor:  # a build gate: REFERENCE is a league database [#policy]
+            path, _, name = args.reference.partition("#")
+            recorded = Recorded(Path(path), name or candidate.name)
         config = GateConfig(
-            candidate=load_policy(args.candidate),
-            reference=load_policy(args.reference),
+            candidate=candidate,
+            reference=load_policy(args.anchor or args.reference),
+            recorded=recorded,
             games=games,
             elo0=args.elo0,
             elo1=args.elo1,
@@ -248,8 +254,14 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         )
         config.check()
         bounds = config.bounds
+        what = f"{config.candidate.name} vs {config.reference.name}"
+        if recorded is not None:
+            what = (
+                f"{config.candidate.name} (this build) vs {recorded.policy} recorded in "
+                f"{recorded.database}, both against {config.reference.name}"
+            )
         console.print(
-            f"gate {config.candidate.name} vs {config.reference.name} on {', '.join(games)}: "
+            f"gate {what} on {', '.join(games)}: "
             f"H0 elo {config.elo0:+g}, H1 elo {config.elo1:+g}, alpha {config.alpha}, "
             f"beta {config.beta}; LLR bounds [{bounds.lower:+.2f}, {bounds.upper:+.2f}]"
         )
@@ -258,11 +270,12 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             elo = (
                 "-" if step.elo != step.elo else f"{step.elo:+.1f} [{step.lo:+.1f}, {step.hi:+.1f}]"
             )
-            penta = " ".join(str(int(c)) for c in step.counts)
+            label = "outcomes(0..1 by 1/8)" if recorded is not None else "penta(LL..WW)"
+            penta = label + " " + " ".join(str(int(c)) for c in step.counts)
             console.print(
                 f"batch {step.batch:>3}: {step.pairs:>5} pairs {step.episodes:>6} episodes  "
                 f"LLR {step.llr:+.2f} in [{bounds.lower:+.2f}, {bounds.upper:+.2f}]  "
-                f"Elo {elo}  penta(LL..WW) {penta}"
+                f"Elo {elo}  {penta}"
             )
 
         result = run_gate(config, fresh=args.fresh, on_step=show)
@@ -442,13 +455,24 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Play seed pairs of CANDIDATE against REFERENCE (baseline names or policy "
             "files) in batches until a generalised SPRT on the pentanomial results "
-            "decides. Exit 0: not worse (H1, elo >= elo1); 1: worse (H0, elo <= elo0); "
+            "decides (with --anchor: the same policy on two engine builds, through a "
+            "league database the other build recorded). Exit 0: not worse (H1, "
+            "elo >= elo1); 1: worse (H0, elo <= elo0); "
             "2: inconclusive at --max-episodes; 3: bad input. Resumable: rerun the "
             "same command after a kill."
         ),
     )
     p.add_argument("candidate", help="baseline name or policy file (.md/.toml)")
-    p.add_argument("reference", help="baseline name or policy file (.md/.toml)")
+    p.add_argument(
+        "reference",
+        help="baseline name or policy file; with --anchor, a league database (or its "
+        "directory) another build recorded, optionally DB#POLICY (default: the candidate)",
+    )
+    p.add_argument(
+        "--anchor",
+        help="build gate: the opponent both builds play; the reference's episodes against "
+        "it come from the database, the candidate's are played now on the same seeds",
+    )
     p.add_argument("--games", required=True, help="comma-separated two-seat game ids")
     p.add_argument("--elo0", type=float, default=-10.0, help="H0: candidate - reference Elo (-10)")
     p.add_argument("--elo1", type=float, default=0.0, help="H1: candidate - reference Elo (0)")

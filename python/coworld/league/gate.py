@@ -11,6 +11,19 @@ does; the gate stops when the log-likelihood ratio leaves [lower, upper]:
 With elo0 = -10 and elo1 = 0, alpha bounds the chance of passing a candidate
 10 Elo worse and beta the chance of failing one that is as good.
 
+A build gate compares one policy on two engine builds. The reference build first
+records the policy against an anchor opponent in a league (`coworld league run`,
+any build that writes this database format); this build then plays the same
+policy against the same anchor on the same seeds (the recorded league's seed) in
+batches, and each seed's outcome is (1 + x - y) / 2, x and y the candidate's and
+the recorded reference's mean points against the anchor over the seed pair: one of
+0, 1/8, .., 1, 1/2 when the builds agree. The same GSPRT runs on those nine
+outcomes (their Elo is the candidate build's edge over the reference build as
+measured through the anchor); the cap is also what the recording holds.
+
+    coworld gate tactician runs/old/league.db --anchor random --games connect-four
+    coworld gate tactician 'runs/old/league.db#tactician' --anchor random ...
+
 Storage is a league database (`OUT/league.db`, league `gate: C vs R`), so a gate
 resumes like a league: a rerun replays the decisions from the stored episodes
 (batch k uses exactly the episodes with index < k * batch) and plays on from there.
@@ -30,10 +43,24 @@ from ..games import FAMILIES
 from ..seats.policy import Policy
 from .config import LeagueConfig
 from .schedule import build_schedule
-from .stats import SprtBounds, gsprt_llr, head_to_head_units, penta_elo, pentanomial
+from .stats import PENTA, SprtBounds, gsprt_llr, head_to_head_units, penta_elo, pentanomial
 from .storage import Block, LeagueDB
 
 VERDICTS = {0: "not worse", 1: "worse", 2: "inconclusive"}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """REFERENCE as another engine build recorded it: `policy`'s seed pairs against the
+    anchor in the latest league of the league database `database`."""
+
+    database: Path
+    policy: str
+
+
+#: A build gate's outcome per seed: (1 + x - y) / 2 for the candidate's and the recorded
+#: reference's mean points x, y against the anchor on that seed: 0, 1/8, .., 1.
+NONA = np.linspace(0.0, 1.0, 9)
 
 
 @dataclass(frozen=True)
@@ -52,6 +79,9 @@ class GateConfig:
     concurrency: int = 4
     threads: int | None = None
     clock: Clock = field(default_factory=Clock)
+    #: a build gate: the reference is `recorded.policy` as another build played it
+    #: against `reference` (then the anchor) in `recorded.database`
+    recorded: Recorded | None = None
 
     def check(self) -> None:
         if self.candidate.name == self.reference.name:
@@ -80,6 +110,8 @@ class GateConfig:
 
     @property
     def name(self) -> str:
+        if self.recorded is not None:
+            return f"gate: {self.candidate.name} vs {self.reference.name}, build check"
         return f"gate: {self.candidate.name} vs {self.reference.name}"
 
     @property
@@ -139,6 +171,95 @@ def candidate_counts(blocks: list[Block], candidate: str, below: int) -> tuple[n
     return counts, sum(b.score.shape[0] for b in kept)
 
 
+def recorded_outcomes(
+    blocks: list[Block], config: GateConfig, reference: list[Block], below: int
+) -> tuple[np.ndarray, int]:
+    """A build gate's counts over NONA for seeds below `below` that both the candidate
+    (here) and the recorded reference (there) completed, and the episodes played here."""
+    anchor = config.reference.name
+    assert config.recorded is not None
+
+    def points(bs: list[Block], policy: str) -> dict[tuple[str, int], float]:
+        kept = [
+            Block(b.game, b.seats, b.score[b.index < below], index=b.index[b.index < below])
+            for b in bs
+            if b.index is not None and set(b.seats) == {policy, anchor}
+        ]
+        out = {}
+        for p in head_to_head_units(kept):
+            mine = (p.points if p.a == policy else p.games - p.points) / 2
+            assert p.index is not None
+            for i, x, g in zip(p.index, mine, p.games, strict=True):
+                if g == 2:
+                    out[(p.game, int(i))] = float(x)
+        return out
+
+    here = points(blocks, config.candidate.name)
+    there = points(reference, config.recorded.policy)
+    counts = np.zeros(NONA.size)
+    for key, x in here.items():
+        if key in there:
+            counts[int(round((1 + x - there[key]) * 4))] += 1
+    played = sum(int((b.index < below).sum()) for b in blocks if b.index is not None)
+    return counts, played
+
+
+def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int]:
+    """The recorded league's blocks, its seed and the seed pairs it holds per game (the
+    fewest over the games); refuses one whose episodes used other seeds."""
+    from .. import _core
+    from .schedule import game_seed
+
+    assert config.recorded is not None
+    db = LeagueDB.open_existing(config.recorded.database)
+    try:
+        names = db.leagues()
+        if not names:
+            raise ConfigError(f"{config.recorded.database} holds no league", "reference")
+        league = names[-1]
+        seed = int(db.config(league).get("seed", 1))
+        chunks = db.chunks(league)
+        rows = db.runner_rows(league)
+        blocks = db.blocks(league)
+    finally:
+        db.close()
+    pair = {config.recorded.policy, config.reference.name}
+    held = []
+    for game in config.games:
+        base = game_seed(seed, game)
+        found: dict[tuple[str, ...], set[int]] = {}
+        recorded = [
+            (c.seats, c.start + i, int(s))
+            for c in chunks
+            if c.game == game
+            for i, s in enumerate(c.seed)
+        ]
+        recorded += [(r.seats, r.idx, r.seed) for r in rows if r.game == game]
+        for seats, idx, s in recorded:
+            if set(seats) != pair or len(seats) != 2:
+                continue
+            if s != _core.episode_seed(base, idx):
+                raise ConfigError(
+                    f"{config.recorded.database}: {game} episode {idx} of {'/'.join(seats)} "
+                    f"used seed {s}, not this build's {_core.episode_seed(base, idx)}; a build "
+                    "gate needs both builds on the same seeds",
+                    "reference",
+                )
+            found.setdefault(tuple(seats), set()).add(idx)
+        both = set.intersection(*found.values()) if len(found) == 2 else set()
+        n = 0
+        while n in both:
+            n += 1
+        if n == 0:
+            raise ConfigError(
+                f"{config.recorded.database} (league {league!r}) holds no seed pair of "
+                f"{config.recorded.policy!r} against {config.reference.name!r} on {game}",
+                "reference",
+            )
+        held.append(n)
+    return blocks, seed, min(held)
+
+
 def run_gate(
     config: GateConfig,
     *,
@@ -149,11 +270,16 @@ def run_gate(
     from .runner import LeagueRun
 
     config.check()
+    recorded: list[Block] = []
+    cap_pairs = config.max_episodes // (2 * len(config.games))  # 2 episodes per seed pair
+    scores = PENTA
+    if config.recorded is not None:
+        recorded, seed, held = _load_recorded(config)
+        config = replace(config, seed=seed)  # the recorded league's seeds
+        cap_pairs, scores = min(cap_pairs, held), NONA
     league = config.league()
     run = LeagueRun(league, fresh=False, progress=False)
     bounds = config.bounds
-    per_batch = 2 * len(config.games)  # episodes per seed pair across the games
-    cap_pairs = config.max_episodes // per_batch
     db = LeagueDB(league.database)
     try:
         if fresh:
@@ -184,11 +310,16 @@ def run_gate(
             target = min(k * config.batch, cap_pairs)
             schedule = [replace(p, episodes=target) for p in build_schedule(league)]
             run.play(db, schedule)
-            counts, episodes = candidate_counts(
-                db.blocks(league.name), config.candidate.name, target
-            )
-            llr = gsprt_llr(counts, config.elo0, config.elo1)
-            step = GateStep(k, int(counts.sum()), episodes, counts, llr, *penta_elo(counts))
+            if config.recorded is not None:
+                counts, episodes = recorded_outcomes(
+                    db.blocks(league.name), config, recorded, target
+                )
+            else:
+                counts, episodes = candidate_counts(
+                    db.blocks(league.name), config.candidate.name, target
+                )
+            llr = gsprt_llr(counts, config.elo0, config.elo1, scores)
+            step = GateStep(k, int(counts.sum()), episodes, counts, llr, *penta_elo(counts, scores))
             steps.append(step)
             if on_step:
                 on_step(step)

@@ -111,6 +111,7 @@ class PairData:
     b: str
     points: np.ndarray  # (units,) points of `a`
     games: np.ndarray  # (units,) games in the unit (2 when both orders played)
+    index: np.ndarray | None = None  # (units,) the unit's episode index (its seed)
 
 
 def head_to_head_units(blocks: Iterable[Block]) -> list[PairData]:
@@ -127,10 +128,11 @@ def head_to_head_units(blocks: Iterable[Block]) -> list[PairData]:
         points[(block.game, a, b)].append((block.score[:, block.seats.index(a)] + 1.0) / 2.0)
     out = []
     for (game, a, b), parts in sorted(keys.items()):
-        _, units = np.unique(np.concatenate(parts), return_inverse=True)
+        uniq, units = np.unique(np.concatenate(parts), return_inverse=True)
         units = units.ravel()
         pts = np.bincount(units, weights=np.concatenate(points[(game, a, b)]))
-        out.append(PairData(game, a, b, pts, np.bincount(units).astype(float)))
+        index = uniq & ((1 << 40) - 1)
+        out.append(PairData(game, a, b, pts, np.bincount(units).astype(float), index))
     return out
 
 
@@ -401,17 +403,20 @@ def _constrained_mle(probs: np.ndarray, scores: np.ndarray, s: float) -> np.ndar
     return probs / (1 + theta * dev)
 
 
-def gsprt_llr(counts: np.ndarray, elo0: float, elo1: float) -> float:
-    """Log-likelihood ratio of H1 (elo = elo1) over H0 (elo = elo0) for pentanomial
-    counts, as fastchess computes it (logistic Elo; empty cells count 1e-3)."""
+def gsprt_llr(
+    counts: np.ndarray, elo0: float, elo1: float, scores: np.ndarray = PENTA
+) -> float:
+    """Log-likelihood ratio of H1 (elo = elo1) over H0 (elo = elo0) for counts of
+    outcomes worth `scores` (default the pentanomial 0, 1/4, .., 1), as fastchess
+    computes it (logistic Elo; empty cells count 1e-3)."""
     counts = np.asarray(counts, dtype=float)
     if counts.sum() == 0:
         return 0.0
     reg = np.where(counts == 0, 1e-3, counts)
     total = reg.sum()
     probs = reg / total
-    p0 = _constrained_mle(probs, PENTA, elo_to_score(elo0))
-    p1 = _constrained_mle(probs, PENTA, elo_to_score(elo1))
+    p0 = _constrained_mle(probs, scores, elo_to_score(elo0))
+    p1 = _constrained_mle(probs, scores, elo_to_score(elo1))
     return float(total * (probs * (np.log(p1) - np.log(p0))).sum())
 
 
@@ -425,12 +430,12 @@ class SprtBounds:
         return cls(math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha))
 
 
-def penta_elo(counts: np.ndarray) -> tuple[float, float, float]:
-    """Elo estimate from pentanomial counts and its 95% interval (normal, over pairs)."""
+def penta_elo(counts: np.ndarray, scores: np.ndarray = PENTA) -> tuple[float, float, float]:
+    """Elo estimate from outcome counts and its 95% interval (normal, over pairs)."""
     n = counts.sum()
     if n < 2:
         return math.nan, math.nan, math.nan
-    mean = float((counts * PENTA).sum() / n)
-    sd = math.sqrt(float((counts * (PENTA - mean) ** 2).sum() / (n - 1)))
+    mean = float((counts * scores).sum() / n)
+    sd = math.sqrt(float((counts * (scores - mean) ** 2).sum() / (n - 1)))
     half = 1.96 * sd / math.sqrt(n)
     return score_to_elo(mean), score_to_elo(mean - half), score_to_elo(mean + half)

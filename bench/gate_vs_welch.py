@@ -79,41 +79,61 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--gates-per-elo", type=int, default=120)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--boundary-gates",
+        type=int,
+        default=500,
+        help="gates at elo0 and elo1, where the error rates are measured (binomial SE)",
+    )
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     bounds = SprtBounds.of(ALPHA, BETA)
     n = fixed_n()
     t0 = time.monotonic()
-    print(f"{args.gates_per_elo} gates per true Elo, {len(TRUE_ELO)} true Elo values; "
-          f"H0 {ELO0:+g}, H1 {ELO1:+g}, alpha {ALPHA}, beta {BETA}; gate batches of {BATCH} "
-          f"pairs, cap {CAP_EPISODES} episodes; fixed-N Welch: {n} pairs = {2 * n} episodes")
-    print(f"{'true Elo':>8} | {'gate pass':>9} {'fail':>6} {'incon.':>6} {'episodes':>9} | "
-          f"{'Welch pass':>10} {'fail':>6} {'episodes':>9}")
+    print(
+        f"{args.gates_per_elo} gates per true Elo ({args.boundary_gates} at {ELO0:+g} and "
+        f"{ELO1:+g}), {len(TRUE_ELO)} true Elo values; "
+        f"H0 {ELO0:+g}, H1 {ELO1:+g}, alpha {ALPHA}, beta {BETA}; gate batches of {BATCH} "
+        f"pairs, cap {CAP_EPISODES} episodes; fixed-N Welch: {n} pairs = {2 * n} episodes"
+    )
+    print(
+        f"{'true Elo':>8} | {'gate pass':>9} {'fail':>6} {'incon.':>6} {'episodes':>9} | "
+        f"{'Welch pass':>10} {'fail':>6} {'episodes':>9}"
+    )
     totals = {"gate": [], "welch": [], "gate_err": [], "welch_err": []}
     for elo in TRUE_ELO:
         probs = pair_probs(elo)
-        g = np.array([gate(rng, probs, bounds) for _ in range(args.gates_per_elo)])
-        w = np.array([welch(rng, probs, n) for _ in range(args.gates_per_elo)])
-        print(f"{elo:>+8.0f} | {np.mean(g[:, 0] == 0):>9.1%} {np.mean(g[:, 0] == 1):>6.1%} "
-              f"{np.mean(g[:, 0] == 2):>6.1%} {g[:, 1].mean():>9.0f} | "
-              f"{np.mean(w == 0):>10.1%} {np.mean(w == 1):>6.1%} {2 * n:>9}")
+        count = args.boundary_gates if elo in (ELO0, ELO1) else args.gates_per_elo
+        g = np.array([gate(rng, probs, bounds) for _ in range(count)])
+        w = np.array([welch(rng, probs, n) for _ in range(count)])
+        print(
+            f"{elo:>+8.0f} | {np.mean(g[:, 0] == 0):>9.1%} {np.mean(g[:, 0] == 1):>6.1%} "
+            f"{np.mean(g[:, 0] == 2):>6.1%} {g[:, 1].mean():>9.0f} | "
+            f"{np.mean(w == 0):>10.1%} {np.mean(w == 1):>6.1%} {2 * n:>9}"
+        )
         totals["gate"] += g[:, 1].tolist()
         totals["welch"] += [2 * n] * len(w)
         if elo <= ELO0:
-            totals["gate_err"].append(("false pass", elo, float(np.mean(g[:, 0] == 0))))
-            totals["welch_err"].append(("false pass", elo, float(np.mean(w == 0))))
+            totals["gate_err"].append(("false pass", elo, float(np.mean(g[:, 0] == 0)), count))
+            totals["welch_err"].append(("false pass", elo, float(np.mean(w == 0)), count))
         if elo >= ELO1:
-            totals["gate_err"].append(("false fail", elo, float(np.mean(g[:, 0] == 1))))
-            totals["welch_err"].append(("false fail", elo, float(np.mean(w == 1))))
+            totals["gate_err"].append(("false fail", elo, float(np.mean(g[:, 0] == 1)), count))
+            totals["welch_err"].append(("false fail", elo, float(np.mean(w == 1)), count))
     gate_mean, welch_mean = np.mean(totals["gate"]), np.mean(totals["welch"])
-    print(f"mean episodes per decision: gate {gate_mean:.0f}, fixed-N Welch {welch_mean:.0f} "
-          f"({welch_mean / gate_mean:.2f}x fewer with the gate)")
+    print(
+        f"mean episodes per decision: gate {gate_mean:.0f}, fixed-N Welch {welch_mean:.0f} "
+        f"({welch_mean / gate_mean:.2f}x fewer with the gate)"
+    )
     for name in ("gate", "welch"):
-        worst = {}
-        for kind, _, rate in totals[f"{name}_err"]:
-            worst[kind] = max(worst.get(kind, 0.0), rate)
-        print(f"{name}: worst false pass (true <= {ELO0:+g}) {worst['false pass']:.1%}, "
-              f"worst false fail (true >= {ELO1:+g}) {worst['false fail']:.1%}")
+        worst: dict[str, tuple[float, float, int]] = {}
+        for kind, elo, rate, count in totals[f"{name}_err"]:
+            if rate >= worst.get(kind, (-1.0, 0.0, 0))[0]:
+                worst[kind] = (rate, elo, count)
+        text = ", ".join(
+            f"worst {kind} {r:.1%} +- {math.sqrt(r * (1 - r) / c):.1%} (true {e:+g}, {c} gates)"
+            for kind, (r, e, c) in worst.items()
+        )
+        print(f"{name}: {text}")
     print(f"{len(totals['gate'])} simulated gates, {time.monotonic() - t0:.0f} s")
 
 

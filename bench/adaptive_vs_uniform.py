@@ -11,8 +11,9 @@ bootstrap says the whole order is right with 95% confidence (the same test, the 
 RESAMPLES), and both stop at MAX_ROUNDS x FIRST seed pairs per pairing.
 
 Sources:
-  dial:GAME   `tactician?eps=e` for 8 values of e (the strength dial), played by the
-              Rust batch simulator; truth: smaller eps is stronger
+  dial:GAME   `BASE?eps=e` for the 8 values of EPS (the strength dial; BASE is
+              tactician on connect-four, sweep on dark-hex-5), played by the Rust
+              batch simulator; truth: smaller eps is stronger (checked by --truth)
   synthetic   8 policies at SYNTHETIC_ELO, each game drawn from a Bradley-Terry model
               with 20% draws and a first-mover edge (no engine needed)
 Leagues run in memory (the storage is not what is measured).
@@ -54,10 +55,19 @@ def synthetic(seed: int) -> tuple[list[str], Play, str]:
     return names, play, "connect-four"  # a two-seat game id: ranked by Bradley-Terry
 
 
+#: the baseline each game's dial turns (the strongest of the game)
+DIAL_BASE = {"connect-four": "tactician", "dark-hex-5": "sweep"}
+
+
+def dial_names(game: str) -> list[str]:
+    base = DIAL_BASE[game]
+    return [base if e == 0 else f"{base}?eps={e:g}" for e in EPS]
+
+
 def dial(game: str, seed: int) -> tuple[list[str], Play, str]:
     from coworld import simulate
 
-    names = [f"tactician?eps={e:g}" for e in EPS]
+    names = dial_names(game)
 
     def play(a: str, b: str, start: int, count: int) -> np.ndarray:
         return simulate(game, [a, b], count, seed, threads=1, start=start).score.astype(float)
@@ -109,12 +119,40 @@ def run_league(
     return episodes, found == names, confident
 
 
+def truth(game: str, pairs: int) -> None:
+    """The dial's order from a large uniform league: Bradley-Terry over `pairs` seed
+    pairs of every pairing, with 95% bootstrap intervals."""
+    from coworld.league.stats import ratings
+
+    names, play, game = dial(game, 2026)
+    blocks = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            for seats in ((a, b), (b, a)):
+                blocks.append(Block(game, seats, play(*seats, 0, pairs), index=np.arange(pairs)))
+    table = [r for r in ratings(blocks, seed=1) if r.game == game]
+    print(f"{game}: {pairs} seed pairs per pairing; Bradley-Terry Elo (95% bootstrap CI)")
+    for r in table:
+        print(f"  {r.policy:<22} {r.elo:+7.1f}  [{r.lo:+7.1f}, {r.hi:+7.1f}]")
+    found = [r.policy for r in table]
+    print("order = dial order" if found == names else f"order differs from the dial: {found}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--leagues", type=int, default=200)
     ap.add_argument("--source", default="dial:connect-four")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--truth",
+        type=int,
+        default=0,
+        help="instead: play N seed pairs of every dial pairing and print the fitted order",
+    )
     args = ap.parse_args()
+    if args.truth:
+        truth(args.source.split(":", 1)[1], args.truth)
+        return
     rows = {True: [], False: []}
     t0 = time.monotonic()
     for i in range(args.leagues):

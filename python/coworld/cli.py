@@ -18,6 +18,8 @@ from .games import FAMILIES
 
 if TYPE_CHECKING:
     from .league import LeagueConfig
+    from .league.gate import GateStep
+    from .league.stats import Rating
 
 console = Console()
 
@@ -161,7 +163,7 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
         console.print(t)
 
 
-def _print_ratings(rated) -> None:
+def _print_ratings(rated: list[Rating]) -> None:
     if not rated:
         return
     table = Table(
@@ -274,7 +276,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             f"beta {config.beta}; LLR bounds [{bounds.lower:+.2f}, {bounds.upper:+.2f}]"
         )
 
-        def show(step) -> None:
+        def show(step: GateStep) -> None:
             elo = (
                 "-" if step.elo != step.elo else f"{step.elo:+.1f} [{step.lo:+.1f}, {step.hi:+.1f}]"
             )

@@ -297,8 +297,8 @@ def _sq(x: float) -> float:
     return 0.0 if x is None or math.isnan(x) else x * x
 
 
-def _bars(ax: Any, rows: Sequence[Standing] | Sequence[Rating], title: str) -> None:
-    rows = list(rows)[::-1]
+def _bars(ax: Any, table: Sequence[Standing | Rating], title: str) -> None:
+    rows = list(table)[::-1]
     y = list(range(len(rows)))
     centre = [r.mean if isinstance(r, Standing) else r.elo for r in rows]
     err = [
@@ -322,8 +322,11 @@ def load_standings(path: Path) -> list[Standing]:
                 s["policy"],
                 s["game"],
                 int(s["n"]),
-                *(nan if s[k] is None else float(s[k]) for k in ("mean", "lo", "hi", "sd", "se")),
-                int(s.get("pairs") or 0),
+                pairs=int(s.get("pairs") or 0),
+                **{
+                    k: nan if s[k] is None else float(s[k])
+                    for k in ("mean", "lo", "hi", "sd", "se")
+                },
             )
             for s in doc["standings"]
         ]

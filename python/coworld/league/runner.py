@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -20,6 +21,9 @@ from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
 from .storage import LeagueDB
 from .work import ChunkJob, EpisodeJob, play_episode
+
+if TYPE_CHECKING:
+    from .adaptive import Round
 
 #: Scripted episodes per stored batch: the most a kill can lose (resume redoes it).
 #: COWORLD_LEAGUE_CHUNK overrides it (smaller: finer progress and resume; larger: less overhead).
@@ -124,12 +128,12 @@ class LeagueRun:
         quietly and without exports: the step of gates and adaptive schedules."""
         self.schedule = schedule
 
-        def quiet(*_: Any) -> None:
+        def quiet(*_: object) -> None:
             return None
 
         return self._run_scripted(db, quiet) + self._run_claude(db, quiet)
 
-    def _show_round(self, r: Any) -> None:
+    def _show_round(self, r: Round) -> None:
         if self.show_progress:
             conf = ", ".join(f"{g} {c:.3f}" for g, c in r.confidence.items())
             nxt = ", ".join(f"{k[1]} ({k[0]})" for k in r.next) or "done"

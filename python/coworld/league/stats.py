@@ -403,9 +403,7 @@ def _constrained_mle(probs: np.ndarray, scores: np.ndarray, s: float) -> np.ndar
     return probs / (1 + theta * dev)
 
 
-def gsprt_llr(
-    counts: np.ndarray, elo0: float, elo1: float, scores: np.ndarray = PENTA
-) -> float:
+def gsprt_llr(counts: np.ndarray, elo0: float, elo1: float, scores: np.ndarray = PENTA) -> float:
     """Log-likelihood ratio of H1 (elo = elo1) over H0 (elo = elo0) for counts of
     outcomes worth `scores` (default the pentanomial 0, 1/4, .., 1), as fastchess
     computes it (logistic Elo; empty cells count 1e-3)."""

@@ -32,7 +32,7 @@ from coworld.league.stats import order_confidence
 from coworld.league.storage import Block
 
 FIRST = 10  # seed pairs per pairing in the first round
-EPS = (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
+EPS = (0.0, 0.2, 0.35, 0.5, 0.6, 0.7, 0.85, 1.0)  # adjacent gaps 34-147 Elo (--truth)
 #: graded, unevenly spaced strengths (close pairs among clear gaps, as real policies are)
 SYNTHETIC_ELO = (0.0, -40.0, -120.0, -160.0, -280.0, -320.0, -440.0, -480.0)
 

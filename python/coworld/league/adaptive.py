@@ -191,7 +191,10 @@ def plan_round(
 
 
 def play_adaptive(
-    run: LeagueRun, db: LeagueDB, on_round: Callable[[Round], None] | None = None
+    run: LeagueRun,
+    db: LeagueDB,
+    on_round: Callable[[Round], None] | None = None,
+    advance: Callable[..., None] | None = None,
 ) -> int:
     """Play the adaptive schedule of `run.config` into `db`; returns episodes played now."""
     config = run.config
@@ -203,7 +206,7 @@ def play_adaptive(
     played, number = 0, 0
     while True:
         number += 1
-        played += run.play(db, [replace(p, episodes=targets[table_key(p)]) for p in base])
+        played += run.play(db, [replace(p, episodes=targets[table_key(p)]) for p in base], advance)
         if run.budget_stopped:
             break
         confidence, grown, chosen = plan_round(

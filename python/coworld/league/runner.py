@@ -93,14 +93,19 @@ class LeagueRun:
             if self.fresh:
                 db.forget(self.config.name)
             db.register(self.config.name, self.config.describe(), self.config.policies)
-            total = sum(p.episodes for p in self.schedule)
-            already = sum(len(db.done(self.config.name, p.key)) for p in self.schedule)
+            adaptive = self.config.schedule == "adaptive"  # its total is not known ahead
+            total = None if adaptive else sum(p.episodes for p in self.schedule)
+            already = (
+                db.count(self.config.name)
+                if adaptive
+                else sum(len(db.done(self.config.name, p.key)) for p in self.schedule)
+            )
             with self._progress(total, already) as advance:
                 playing = time.monotonic()
-                if self.config.schedule == "adaptive":
+                if adaptive:
                     from .adaptive import play_adaptive
 
-                    played = play_adaptive(self, db, self._show_round)
+                    played = play_adaptive(self, db, self._show_round, advance)
                 else:
                     played = self._run_scripted(db, advance) + self._run_claude(db, advance)
                 playing = time.monotonic() - playing
@@ -123,15 +128,17 @@ class LeagueRun:
         finally:
             db.close()
 
-    def play(self, db: LeagueDB, schedule: list[Pairing]) -> int:
+    def play(
+        self, db: LeagueDB, schedule: list[Pairing], advance: Callable[..., None] | None = None
+    ) -> int:
         """Play what `schedule` (per-pairing targets) lacks in the registered league,
-        quietly and without exports: the step of gates and adaptive schedules."""
+        without exports: the step of gates and adaptive schedules."""
         self.schedule = schedule
 
         def quiet(*_: object) -> None:
             return None
 
-        return self._run_scripted(db, quiet) + self._run_claude(db, quiet)
+        return self._run_scripted(db, advance or quiet) + self._run_claude(db, advance or quiet)
 
     def _show_round(self, r: Round) -> None:
         if self.show_progress:
@@ -143,7 +150,7 @@ class LeagueRun:
 
     # ---- progress -----------------------------------------------------------
 
-    def _progress(self, total: int, already: int) -> AbstractContextManager[Advance]:
+    def _progress(self, total: int | None, already: int) -> AbstractContextManager[Advance]:
         run = self
 
         class _Ctx:

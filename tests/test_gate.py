@@ -157,3 +157,46 @@ def test_a_build_gate_against_a_recorded_league(tmp_path, capsys):
     # the recording must hold the pairing
     missing = ["gate", "sweep", str(tmp_path / "old"), "--anchor", "tactician"]
     assert cli([*missing, "--games", "dark-hex-5", "--out", str(tmp_path / "c")]) == 3
+
+
+def test_kill_minus_nine_mid_gate_then_rerun(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    # two close strengths: many batches before a bound (or the cap)
+    args = ["tactician?eps=0.5", "tactician?eps=0.55", "--games", "connect-four"]
+    args += ["--batch", "8", "--max-episodes", "1200", "--threads", "1"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coworld.cli", "gate", *args, "--out", "killed"],
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "200"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    db_path = tmp_path / "killed" / "league.db"
+    name = "gate: tactician?eps=0.5 vs tactician?eps=0.55"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if db_path.exists():
+            db = LeagueDB(db_path)
+            try:
+                if name in db.leagues() and db.count(name) >= 64:
+                    break
+            finally:
+                db.close()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = LeagueDB(db_path).count(name)
+    assert partial >= 64
+    resumed = cli(["gate", *args, "--out", str(tmp_path / "killed")])
+    clean = cli(["gate", *args, "--out", str(tmp_path / "clean")])
+    assert resumed == clean
+    a, b = LeagueDB(db_path), LeagueDB(tmp_path / "clean" / "league.db")
+    assert a.count(name) == b.count(name) > partial  # it was killed mid-gate
+    ca, _ = candidate_counts(a.blocks(name), "tactician?eps=0.5", a.count(name))
+    cb, _ = candidate_counts(b.blocks(name), "tactician?eps=0.5", b.count(name))
+    assert np.array_equal(ca, cb)

@@ -200,3 +200,30 @@ def test_kill_minus_nine_mid_gate_then_rerun(tmp_path):
     ca, _ = candidate_counts(a.blocks(name), "tactician?eps=0.5", a.count(name))
     cb, _ = candidate_counts(b.blocks(name), "tactician?eps=0.5", b.count(name))
     assert np.array_equal(ca, cb)
+
+
+def test_a_recording_on_other_seeds_is_refused(tmp_path, capsys):
+    import sqlite3
+
+    from coworld.league import LeagueRun, parse_league
+
+    old = parse_league(
+        {
+            "name": "old-build",
+            "games": ["connect-four"],
+            "policies": ["tactician", "random"],
+            "episodes": 20,
+            "seed": 11,
+            "replays": 0,
+            "out": str(tmp_path / "old"),
+        }
+    )
+    LeagueRun(old, progress=False).run()
+    # as if the other build had derived its episode seeds differently
+    with sqlite3.connect(tmp_path / "old" / "league.db") as c:
+        (config,) = c.execute("SELECT config FROM leagues").fetchone()
+        c.execute("UPDATE leagues SET config=?", (json.dumps({**json.loads(config), "seed": 12}),))
+    args = ["gate", "tactician", str(tmp_path / "old"), "--anchor", "random"]
+    assert cli([*args, "--games", "connect-four", "--out", str(tmp_path / "g")]) == 3
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert "a build gate needs both builds on the same seeds" in out

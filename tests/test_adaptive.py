@@ -153,3 +153,38 @@ def test_bad_adaptive_fields_name_the_field(tmp_path, fields, field):
     with pytest.raises(ConfigError) as err:
         parse_league({**raw, **fields}, base_dir=tmp_path)
     assert err.value.field == field
+
+
+def test_hanabi_grows_the_doubtful_policies_tables():
+    import numpy as np
+
+    from coworld.league.adaptive import plan_round
+    from coworld.league.storage import Block
+
+    rng = np.random.default_rng(3)
+    idx = np.arange(6)
+
+    def table(seats, mean):  # a shared score per episode, copied to every seat
+        score = np.clip(np.round(rng.normal(mean, 3, 6)), 0, 25)
+        return Block("hanabi", seats, np.repeat(score[:, None], len(seats), axis=1), index=idx)
+
+    a, b, c = ("a",) * 4, ("b",) * 4, ("c",) * 4
+    blocks = [
+        table(a, 15.0),
+        table(b, 14.5),  # a and b: close, in doubt after 6 seeds
+        table(c, 1.0),  # c: far below
+        table(("a", "b", "a", "b"), 14.8),
+        table(("b", "a", "b", "a"), 14.8),
+        table(("a", "c", "a", "c"), 8.0),
+        table(("c", "a", "c", "a"), 8.0),
+        table(("b", "c", "b", "c"), 7.8),
+        table(("c", "b", "c", "b"), 7.8),
+    ]
+    targets = {("hanabi", k): 6 for k in ("a", "b", "c", "a/b", "a/c", "b/c")}
+    orders = {k: (1 if "/" not in k[1] else 2) for k in targets}
+    conf, grown, chosen = plan_round(
+        blocks, targets, orders, seed=1, number=1, confidence=0.95, first=6
+    )
+    assert conf["hanabi"] < 0.95
+    assert set(chosen) == {("hanabi", "a/b"), ("hanabi", "a"), ("hanabi", "b")}
+    assert all(grown[k] == 12 for k in chosen) and grown[("hanabi", "c")] == 6

@@ -135,6 +135,11 @@ def test_league_api_lists_and_filters_episodes(tmp_path):
     league = client.get("/api/league").json()
     assert league["league"] == "v" and league["plot"] == "standings.png"
     assert {s["game"] for s in league["standings"]} == {"overall", "connect-four", "hex"}
+    # the viewer's ratings are the exported ones (same bootstrap seed: the league's)
+    exported = json.loads((tmp_path / "lg" / "standings.json").read_text())["ratings"]
+    assert league["ratings"] == exported
+    top = {r["game"]: r["policy"] for r in exported if r["elo"] > 0}
+    assert top == {"overall": "tactician", "connect-four": "tactician", "hex": "tactician"}
     listed = client.get("/api/episodes", params={"game": "hex"}).json()
     assert listed["total"] == 4 and all(e["game"] == "hex" for e in listed["episodes"])
     assert (

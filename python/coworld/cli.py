@@ -20,6 +20,8 @@ from .games import catalog
 
 if TYPE_CHECKING:
     from .league import LeagueConfig
+    from .league.gate import GateStep
+    from .league.stats import Rating
 
 console = Console()
 
@@ -152,6 +154,7 @@ def _print_standings(
     from .league import LeagueDB, standings
     from .league.ranking import reliability
     from .league.runner import CUT_CAUSES
+    from .league.stats import ratings
 
     db = LeagueDB.open_existing(database)
     try:
@@ -164,12 +167,13 @@ def _print_standings(
         count = db.count(league)
         voided = sum(1 for v in db.open_voids(league).values() if v[-1].cause not in CUT_CAUSES)
         spent, scored = db.spent(league), db.usage(league, voided=False)
+        seed = int(db.config(league).get("seed", 0))
     finally:
         db.close()
     void_note = f", {voided} void and not scored" if voided else ""
     title = "partial standings" if partial else "mean episode score"
     table = Table(title=f"league {league}: {title}, 95% CI ({count} episodes{void_note})")
-    for col in ("game", "policy", "n", "mean", "95% CI"):
+    for col in ("game", "policy", "n", "seed pairs", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
     for s in standings(blocks):
@@ -177,9 +181,10 @@ def _print_standings(
             table.add_section()
         last = s.game
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
-        table.add_row(s.game, s.policy, str(s.n), f"{s.mean:+.3f}", ci)
+        table.add_row(s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci)
     console.print(table)
-    rel = reliability(blocks)
+    _print_ratings(ratings(blocks, seed))
+    rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
     if rel:
         console.print(_reliability_table(rel))
     if spent.calls:
@@ -212,6 +217,25 @@ def _reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
             )
         t.add_section()
     return t
+
+
+def _print_ratings(rated: list[Rating]) -> None:
+    if not rated:
+        return
+    table = Table(
+        title="Bradley-Terry ratings (Elo, draws as half), 95% bootstrap CI over seed pairs"
+    )
+    for col in ("game", "policy", "games", "Elo", "95% CI"):
+        table.add_column(col, justify="left" if col in ("game", "policy") else "right")
+    last = None
+    for r in rated:
+        if last is not None and r.game != last:
+            table.add_section()
+        last = r.game
+        table.add_row(
+            r.game, r.policy, str(r.games), f"{r.elo:+.0f}", f"[{r.lo:+.0f}, {r.hi:+.0f}]"
+        )
+    console.print(table)
 
 
 def _cmd_league_run(args: argparse.Namespace) -> int:
@@ -310,6 +334,80 @@ def _cmd_league_compare(args: argparse.Namespace) -> int:
         return 1
     console.print("[green]no policy is significantly worse than its baseline[/]")
     return 0
+
+
+def _cmd_gate(args: argparse.Namespace) -> int:
+    """Exit 0 not worse, 1 worse, 2 inconclusive; 3 for bad input (never 2)."""
+    from pathlib import Path
+
+    from .episode import Clock
+    from .league.gate import GateConfig, Recorded, run_gate
+    from .seats.policy import load_policy
+
+    try:
+        games = tuple(g.strip() for g in args.games.split(",") if g.strip())
+        for g in games:
+            if g not in GAMES:
+                raise CoworldError(f"--games: unknown game {g!r}; known games: {', '.join(GAMES)}")
+        candidate = load_policy(args.candidate)
+        recorded = None
+        if args.anchor:  # a build gate: REFERENCE is a league database [#policy]
+            path, _, name = args.reference.partition("#")
+            recorded = Recorded(Path(path), name or candidate.name)
+        config = GateConfig(
+            candidate=candidate,
+            reference=load_policy(args.anchor or args.reference),
+            recorded=recorded,
+            games=games,
+            elo0=args.elo0,
+            elo1=args.elo1,
+            alpha=args.alpha,
+            beta=args.beta,
+            batch=args.batch,
+            max_episodes=args.max_episodes,
+            seed=args.seed,
+            out=Path(args.out),
+            concurrency=args.concurrency,
+            threads=args.threads,
+            clock=Clock(llm_timeout_seconds=args.timeout),
+        )
+        config.check()
+        bounds = config.bounds
+        what = f"{config.candidate.name} vs {config.reference.name}"
+        if recorded is not None:
+            what = (
+                f"{config.candidate.name} (this build) vs {recorded.policy} recorded in "
+                f"{recorded.database}, both against {config.reference.name}"
+            )
+        console.print(
+            f"gate {what} on {', '.join(games)}: "
+            f"H0 elo {config.elo0:+g}, H1 elo {config.elo1:+g}, alpha {config.alpha}, "
+            f"beta {config.beta}; LLR bounds [{bounds.lower:+.2f}, {bounds.upper:+.2f}]"
+        )
+
+        def show(step: GateStep) -> None:
+            elo = (
+                "-" if step.elo != step.elo else f"{step.elo:+.1f} [{step.lo:+.1f}, {step.hi:+.1f}]"
+            )
+            label = "outcomes(0..1 by 1/8)" if recorded is not None else "penta(LL..WW)"
+            penta = label + " " + " ".join(str(int(c)) for c in step.counts)
+            console.print(
+                f"batch {step.batch:>3}: {step.pairs:>5} pairs {step.episodes:>6} episodes  "
+                f"LLR {step.llr:+.2f} in [{bounds.lower:+.2f}, {bounds.upper:+.2f}]  "
+                f"Elo {elo}  {penta}"
+            )
+
+        result = run_gate(config, fresh=args.fresh, on_step=show)
+    except CoworldError as err:
+        console.print(f"[bold red]error:[/] {err}")
+        return 3
+    colour = {0: "green", 1: "red", 2: "yellow"}[result.exit_code]
+    last = result.steps[-1]
+    console.print(
+        f"[{colour}]{result.verdict}[/]: LLR {last.llr:+.2f} after {last.pairs} seed pairs "
+        f"({last.episodes} episodes); database {config.league().database}"
+    )
+    return result.exit_code
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -494,6 +592,47 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("baseline", help="league database/directory or exported standings.json")
     p.add_argument("current", help="league database/directory or exported standings.json")
     p.set_defaults(run=_cmd_league_compare)
+
+    p = sub.add_parser(
+        "gate",
+        help="sequential test (pentanomial GSPRT): exit 0 not worse, 1 worse, 2 inconclusive",
+        description=(
+            "Play seed pairs of CANDIDATE against REFERENCE (baseline names or policy "
+            "files) in batches until a generalised SPRT on the pentanomial results "
+            "decides (with --anchor: the same policy on two engine builds, through a "
+            "league database the other build recorded). Exit 0: not worse (H1, "
+            "elo >= elo1); 1: worse (H0, elo <= elo0); "
+            "2: inconclusive at --max-episodes; 3: bad input. Resumable: rerun the "
+            "same command after a kill."
+        ),
+    )
+    p.add_argument("candidate", help="baseline name or policy file (.md/.toml)")
+    p.add_argument(
+        "reference",
+        help="baseline name or policy file; with --anchor, a league database (or its "
+        "directory) another build recorded, optionally DB#POLICY (default: the candidate)",
+    )
+    p.add_argument(
+        "--anchor",
+        help="build gate: the opponent both builds play; the reference's episodes against "
+        "it come from the database, the candidate's are played now on the same seeds",
+    )
+    p.add_argument("--games", required=True, help="comma-separated two-seat game ids")
+    p.add_argument("--elo0", type=float, default=-10.0, help="H0: candidate - reference Elo (-10)")
+    p.add_argument("--elo1", type=float, default=0.0, help="H1: candidate - reference Elo (0)")
+    p.add_argument("--alpha", type=float, default=0.05, help="P(pass | H0) (0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="P(fail | H1) (0.05)")
+    p.add_argument("--batch", type=int, default=16, help="seed pairs per game per batch (16)")
+    p.add_argument(
+        "--max-episodes", type=int, default=4000, help="cap on episodes over all games (4000)"
+    )
+    p.add_argument("--seed", type=int, default=1, help="base seed (1)")
+    p.add_argument("--out", default="runs/gate", help="output directory (runs/gate)")
+    p.add_argument("--concurrency", type=int, default=4, help="Claude episodes in flight (4)")
+    p.add_argument("--threads", type=int, default=None, help="batch-simulator threads")
+    p.add_argument("--timeout", type=float, default=60.0, help="llmTimeoutSeconds (60)")
+    p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
+    p.set_defaults(run=_cmd_gate)
 
     p = sub.add_parser("play", help="play one episode with a live feed and write its replay")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")

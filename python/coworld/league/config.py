@@ -12,10 +12,14 @@ concurrency = 4         # Claude episodes in flight at once
 threads = 2             # batch-simulator threads (default: every core)
 replays = 1             # per scripted pairing, also write this many replays
 out = "runs/nightly"    # database, replays, standings (relative to this file)
+schedule = "round-robin" # or "adaptive": `episodes` seed pairs per pairing first, then
+confidence = 0.95       #   more where neighbours' intervals overlap, until each game's
+                        #   order is right with this confidence (adaptive.py) or a budget
 
 [budget]                # optional: the league stops cleanly when reached
 max_tokens = 2_000_000
 max_cost_usd = 25.0
+max_episodes = 50_000   # adaptive schedules: the most episodes in all
 
 infra_patience = 300    # seconds a call may wait out API failures before its episode is void
 void_retries = 2        # a void episode is re-queued (same seed) this often per run
@@ -64,7 +68,10 @@ TOP_LEVEL = {
     "infra_patience",
     "prices",
     "void_retries",
+    "schedule",
+    "confidence",
 }
+SCHEDULES = ("round-robin", "adaptive")
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,9 @@ class LeagueConfig:
     void_retries: int = 2
     #: Messages for the operator found while reading the file (deprecated forms).
     notices: tuple[str, ...] = ()
+    schedule: str = "round-robin"
+    confidence: float = 0.95
+    max_episodes: int | None = None
 
     @property
     def database(self) -> Path:
@@ -113,6 +123,11 @@ class LeagueConfig:
             "seed": self.seed,
             "settings": {g: self.settings_for(g) for g in self.games if self.settings_for(g)},
             "clock": self.clock.as_config(),
+            **(
+                {"schedule": self.schedule, "confidence": self.confidence}
+                if self.schedule == "adaptive"
+                else {}
+            ),
         }
 
 
@@ -153,7 +168,21 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
     _prices(raw.get("prices", {}))
     policies = _policies(raw.get("policies"), base_dir)
     episodes = _int(raw, "episodes", 1, 10_000_000, required=True)
-    budget = _table(raw, "budget", {"max_tokens", "max_cost_usd"})
+    budget = _table(raw, "budget", {"max_tokens", "max_cost_usd", "max_episodes"})
+    schedule = raw.get("schedule", "round-robin")
+    if schedule not in SCHEDULES:
+        raise ConfigError(
+            f"`schedule` must be one of {', '.join(SCHEDULES)}, not {schedule!r}", "schedule"
+        )
+    confidence = raw.get("confidence", 0.95)
+    if (
+        not isinstance(confidence, float | int)
+        or isinstance(confidence, bool)
+        or not 0.5 <= confidence < 1
+    ):
+        raise ConfigError(
+            f"`confidence` must be a number in [0.5, 1), not {confidence!r}", "confidence"
+        )
     clock_raw = _table(
         raw,
         "clock",
@@ -183,6 +212,11 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         else DEFAULT_PATIENCE_SECONDS,
         void_retries=_int(raw, "void_retries", 0, 100) if "void_retries" in raw else 2,
         notices=tuple(notices),
+        schedule=schedule,
+        confidence=float(confidence),
+        max_episodes=_int(budget, "max_episodes", 1, 10**12, prefix="budget.")
+        if "max_episodes" in budget
+        else None,
     )
 
 

@@ -5,10 +5,17 @@ regression test behind `coworld league compare`.
 Statistics, stated once:
 - A sample is one policy's score in one episode (its seats' mean when it holds
   several seats of a Hanabi table, which are not independent draws).
-- The 95% interval is mean +/- t(0.975, n-1) * sd / sqrt(n).
+- Both seat orders of a pairing play the same seed: the episodes of one seed
+  and one set of policies are a seed pair (stats.py), and the standard error is
+  the cluster-robust one over seed pairs within opponent sets. The 95% interval
+  is mean +/- t(0.975, pairs - opponent sets) * se (one opponent set, one episode
+  per unit: the plain sd / sqrt(n)).
 - Overall = the equal-weight mean of the policy's per-game means, Hanabi scaled
   to 0..1 (score / 25) so no game dominates; its standard error combines the
   per-game ones: sqrt(sum se_g^2) / G.
+- Ratings: Bradley-Terry on the Elo scale over every two-seat game's head-to-head
+  results, per game and pooled, with 95% bootstrap intervals over seed pairs
+  (stats.py). Hanabi is cooperative and keeps the mean score.
 - compare: a policy is significantly worse on a game when the 95% interval of
   (current - baseline), Welch's normal approximation, lies wholly below zero
   (z < -1.96). Each (policy, game) is tested at 5%; with many cells expect
@@ -30,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..games import entry
+from .stats import Rating, cluster_se, clustered_samples, ratings
 from .storage import Block, EpisodeRow, group_rows
 
 OVERALL = "overall"
@@ -87,14 +95,16 @@ def as_blocks(results: Results) -> list[Block]:
     return items  # type: ignore[return-value]
 
 
-def samples(results: Results) -> dict[tuple[str, str], np.ndarray]:
-    """(policy, game) -> one score per episode the policy played."""
-    parts: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
-    for block in as_blocks(results):
-        for policy in dict.fromkeys(block.seats):
-            columns = [i for i, p in enumerate(block.seats) if p == policy]
-            parts[(policy, block.game)].append(block.score[:, columns].mean(axis=1))
-    return {key: np.concatenate(arrays) for key, arrays in parts.items()}
+def summarize_paired(values: np.ndarray, units: np.ndarray, strata: np.ndarray) -> Stat:
+    """Mean over episodes; standard error and t-interval over seed pairs within
+    opponent sets (stats.cluster_se)."""
+    se, dof = cluster_se(values, units, strata)
+    mean = float(values.mean())
+    sd = float(values.std(ddof=1)) if values.size > 1 else math.nan
+    if math.isnan(se):
+        return Stat(int(values.size), mean, sd, math.nan, math.nan, math.nan)
+    half = t_quantile(0.975, dof) * se
+    return Stat(int(values.size), mean, sd, se, mean - half, mean + half)
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,8 @@ class Standing:
     hi: float
     sd: float
     se: float
+    #: independent units behind the interval: seed pairs (episodes when unpaired)
+    pairs: int = 0
 
 
 def _on_overall_scale(game: str, s: Stat) -> tuple[float, float]:
@@ -118,10 +130,21 @@ def _on_overall_scale(game: str, s: Stat) -> tuple[float, float]:
     return (s.mean - low) / (high - low), s.se / (high - low)
 
 
-def standings(results: Results) -> list[Standing]:
-    """Per game and overall, sorted by game then mean (best first)."""
-    per_game = {key: summarize(v) for key, v in samples(results).items()}
-    table = [Standing(p, g, s.n, s.mean, s.lo, s.hi, s.sd, s.se) for (p, g), s in per_game.items()]
+def standings(results: Results, paired: bool = True) -> list[Standing]:
+    """Per game and overall, sorted by game then mean (best first). `paired=False`
+    treats every episode as independent (what the intervals were before pairing)."""
+    per_game: dict[tuple[str, str], Stat] = {}
+    units: dict[tuple[str, str], int] = {}
+    for key, c in clustered_samples(as_blocks(results)).items():
+        if paired:
+            per_game[key] = summarize_paired(c.values, c.units, c.strata)
+            units[key] = int(c.units.max()) + 1
+        else:
+            per_game[key], units[key] = summarize(c.values), int(c.values.size)
+    table = [
+        Standing(p, g, s.n, s.mean, s.lo, s.hi, s.sd, s.se, units[(p, g)])
+        for (p, g), s in per_game.items()
+    ]
     by_policy: dict[str, list[tuple[str, Stat]]] = defaultdict(list)
     for (p, g), s in per_game.items():
         by_policy[p].append((g, s))
@@ -130,8 +153,11 @@ def standings(results: Results) -> list[Standing]:
         mean = sum(m for m, _ in scaled) / len(scaled)
         se = math.sqrt(sum(0 if math.isnan(e) else e * e for _, e in scaled)) / len(scaled)
         n = sum(s.n for _, s in games)
+        pairs = sum(units[(policy, g)] for g, _ in games)
         table.append(
-            Standing(policy, OVERALL, n, mean, mean - 1.96 * se, mean + 1.96 * se, math.nan, se)
+            Standing(
+                policy, OVERALL, n, mean, mean - 1.96 * se, mean + 1.96 * se, math.nan, se, pairs
+            )
         )
     order = {g: i for i, g in enumerate(sorted({s.game for s in table} - {OVERALL}))}
     order[OVERALL] = -1
@@ -195,11 +221,13 @@ def reliability(results: Results) -> dict[str, dict[str, Any]]:
     return out
 
 
-def export(results: Results, league: str, out_dir: Path) -> dict[str, Path]:
-    """standings.csv, standings.json and standings.png in `out_dir`."""
+def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[str, Path]:
+    """standings.csv, standings.json and standings.png in `out_dir`; `seed` (the
+    league's) makes the rating bootstrap reproducible."""
     out_dir.mkdir(parents=True, exist_ok=True)
     blocks = as_blocks(results)
     table = standings(blocks)
+    rated = ratings(blocks, seed)
     paths = {
         "csv": out_dir / "standings.csv",
         "json": out_dir / "standings.json",
@@ -214,11 +242,12 @@ def export(results: Results, league: str, out_dir: Path) -> dict[str, Path]:
         "league": league,
         "episodes": sum(b.score.shape[0] for b in blocks),
         "standings": [_clean(asdict(s)) for s in table],
+        "ratings": [_clean(asdict(r)) for r in rated],
         "headToHead": head_to_head(blocks),
         "reliability": reliability(blocks),
     }
     paths["json"].write_text(json.dumps(doc, indent=2))
-    plot(table, paths["png"], title=f"league {league}: mean score, 95% CI")
+    plot(table, paths["png"], title=f"league {league}: mean score, 95% CI", rated=rated)
     return paths
 
 
@@ -226,7 +255,8 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
 
 
-def plot(table: Sequence[Standing], path: Path, title: str) -> None:
+def plot(table: Sequence[Standing], path: Path, title: str, rated: Sequence[Rating] = ()) -> None:
+    """Mean score per game (left); Bradley-Terry Elo per game where there is one (right)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -236,20 +266,19 @@ def plot(table: Sequence[Standing], path: Path, title: str) -> None:
     if not games:  # nothing scored yet (a league stopped before its first episode)
         path.unlink(missing_ok=True)
         return
-    fig, axes = plt.subplots(len(games), 1, figsize=(8, 1.2 + 0.45 * len(table)), squeeze=False)
-    for ax, game in zip(axes[:, 0], games, strict=True):
-        rows = [s for s in table if s.game == game][::-1]
-        y = range(len(rows))
-        means = [s.mean for s in rows]
-        err = [
-            [0 if math.isnan(s.lo) else s.mean - s.lo for s in rows],
-            [0 if math.isnan(s.hi) else s.hi - s.mean for s in rows],
-        ]
-        ax.errorbar(means, list(y), xerr=err, fmt="o", capsize=3)
-        ax.set_yticks(list(y), [s.policy for s in rows])
-        ax.set_title(game, fontsize=9, loc="left")
-        ax.axvline(0, color="grey", lw=0.5)
-    fig.suptitle(title, fontsize=10)
+    columns = 2 if rated else 1
+    fig, axes = plt.subplots(
+        len(games), columns, figsize=(8 * columns, 1.2 + 0.45 * len(table)), squeeze=False
+    )
+    for row, game in enumerate(games):
+        _bars(axes[row, 0], [s for s in table if s.game == game], f"{game}: mean score")
+        if rated:
+            elo = [r for r in rated if r.game == game]
+            if elo:
+                _bars(axes[row, 1], elo, f"{game}: Bradley-Terry Elo")
+            else:
+                axes[row, 1].axis("off")
+    fig.suptitle(title + (" | Elo, 95% bootstrap CI" if rated else ""), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -304,6 +333,21 @@ def voided(path: Path) -> int | None:
         db.close()
 
 
+def _bars(ax: Any, table: Sequence[Standing | Rating], title: str) -> None:
+    rows = list(table)[::-1]
+    y = list(range(len(rows)))
+    centre = [r.mean if isinstance(r, Standing) else r.elo for r in rows]
+    err = [
+        # a percentile interval can miss its estimate when data are few: no bar then
+        [0 if math.isnan(r.lo) else max(0.0, c - r.lo) for r, c in zip(rows, centre, strict=True)],
+        [0 if math.isnan(r.hi) else max(0.0, r.hi - c) for r, c in zip(rows, centre, strict=True)],
+    ]
+    ax.errorbar(centre, y, xerr=err, fmt="o", capsize=3)
+    ax.set_yticks(y, [r.policy for r in rows])
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.axvline(0, color="grey", lw=0.5)
+
+
 def load_standings(path: Path) -> list[Standing]:
     """Standings from an exported standings.json, or computed from a league database."""
     if path.suffix == ".json":
@@ -314,7 +358,11 @@ def load_standings(path: Path) -> list[Standing]:
                 s["policy"],
                 s["game"],
                 int(s["n"]),
-                *(nan if s[k] is None else float(s[k]) for k in ("mean", "lo", "hi", "sd", "se")),
+                pairs=int(s.get("pairs") or 0),
+                **{
+                    k: nan if s[k] is None else float(s[k])
+                    for k in ("mean", "lo", "hi", "sd", "se")
+                },
             )
             for s in doc["standings"]
         ]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import (
@@ -42,6 +42,9 @@ from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
 from .work import ChunkJob, EpisodeJob, Shared, play_episode
+
+if TYPE_CHECKING:
+    from .adaptive import Round
 
 #: Scripted episodes per stored batch: the most a kill can lose (resume redoes it).
 #: COWORLD_LEAGUE_CHUNK overrides it (smaller: finer progress and resume; larger: less overhead).
@@ -145,11 +148,21 @@ class LeagueRun:
             if self.fresh:
                 db.forget(self.config.name)
             db.register(self.config.name, self.config.describe(), self.config.policies)
-            total = sum(p.episodes for p in self.schedule)
-            already = sum(len(db.done(self.config.name, p.key)) for p in self.schedule)
+            adaptive = self.config.schedule == "adaptive"  # its total is not known ahead
+            total = None if adaptive else sum(p.episodes for p in self.schedule)
+            already = (
+                db.count(self.config.name)
+                if adaptive
+                else sum(len(db.done(self.config.name, p.key)) for p in self.schedule)
+            )
             with self._progress(total, already) as advance:
                 playing = time.monotonic()
-                played = self._run_scripted(db, advance) + self._run_claude(db, advance)
+                if adaptive:
+                    from .adaptive import play_adaptive
+
+                    played = play_adaptive(self, db, self._show_round, advance)
+                else:
+                    played = self._run_scripted(db, advance) + self._run_claude(db, advance)
                 playing = time.monotonic() - playing
                 if not self.interrupted:
                     self._write_replays(db)
@@ -161,7 +174,9 @@ class LeagueRun:
                 )
             from .ranking import export
 
-            exports = export(db.blocks(self.config.name), self.config.name, self.config.out)
+            exports = export(
+                db.blocks(self.config.name), self.config.name, self.config.out, self.config.seed
+            )
             return LeagueReport(
                 self.config.name,
                 self.config.database,
@@ -174,7 +189,7 @@ class LeagueRun:
                 self._open_void_causes(db),
                 list(self.breaker.pauses) if self.breaker else [],
                 self._stop_reason(),
-                total - db.count(self.config.name),
+                0 if total is None else total - db.count(self.config.name),
                 self._incomplete(db),
             )
         finally:
@@ -207,9 +222,29 @@ class LeagueRun:
                 causes[cause] = causes.get(cause, 0) + 1
         return causes
 
+    def play(
+        self, db: LeagueDB, schedule: list[Pairing], advance: Callable[..., None] | None = None
+    ) -> int:
+        """Play what `schedule` (per-pairing targets) lacks in the registered league,
+        without exports: the step of gates and adaptive schedules."""
+        self.schedule = schedule
+
+        def quiet(*_: object) -> None:
+            return None
+
+        return self._run_scripted(db, advance or quiet) + self._run_claude(db, advance or quiet)
+
+    def _show_round(self, r: Round) -> None:
+        if self.show_progress:
+            conf = ", ".join(f"{g} {c:.3f}" for g, c in r.confidence.items())
+            nxt = ", ".join(f"{k[1]} ({k[0]})" for k in r.next) or "done"
+            self.console.print(
+                f"round {r.number}: {r.episodes} episodes; order confidence {conf}; next: {nxt}"
+            )
+
     # ---- progress -----------------------------------------------------------
 
-    def _progress(self, total: int, already: int) -> AbstractContextManager[Advance]:
+    def _progress(self, total: int | None, already: int) -> AbstractContextManager[Advance]:
         run = self
 
         class _Ctx:

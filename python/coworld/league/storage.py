@@ -152,6 +152,8 @@ class Block:
     seats: tuple[str, ...]
     score: np.ndarray  # (n, seats) float
     decisions: tuple[tuple[dict[str, Any], ...], ...] | None = None  # per episode, per seat
+    #: (n,) each episode's index in its pairing: the seed pair it belongs to (None: unknown)
+    index: np.ndarray | None = None
 
 
 def now() -> str:
@@ -241,6 +243,11 @@ class LeagueDB:
                 ("calls", "league"),
             ):
                 c.execute(f"DELETE FROM {table} WHERE {key}=?", (league,))
+
+    def config(self, league: str) -> dict[str, Any]:
+        """The league's stored config ({} for an unknown league)."""
+        row = self.conn.execute("SELECT config FROM leagues WHERE name=?", (league,)).fetchone()
+        return json.loads(row[0]) if row else {}
 
     def leagues(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM leagues ORDER BY created")]
@@ -479,7 +486,10 @@ class LeagueDB:
 
     def blocks(self, league: str) -> list[Block]:
         """Every scored episode as columns: one block per chunk, one per runner pairing."""
-        chunked = [Block(c.game, c.seats, c.score.astype(float)) for c in self.chunks(league)]
+        chunked = [
+            Block(c.game, c.seats, c.score.astype(float), index=c.start + np.arange(c.count))
+            for c in self.chunks(league)
+        ]
         return chunked + group_rows(self.runner_rows(league))
 
     def episodes(self, league: str) -> list[EpisodeRow]:
@@ -535,6 +545,7 @@ def group_rows(rows: Sequence[EpisodeRow]) -> list[Block]:
             seats,
             np.array([r.score for r in rs], dtype=float).reshape(len(rs), len(seats)),
             tuple(r.decisions or tuple({} for _ in seats) for r in rs),
+            np.array([r.idx for r in rs], dtype=np.int64),
         )
         for (game, seats), rs in grouped.items()
     ]

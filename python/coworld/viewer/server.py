@@ -84,6 +84,7 @@ def create_app(path: str | Path) -> Starlette:
 
     async def league(request: Request) -> JSONResponse:
         from ..league.ranking import _clean, head_to_head, reliability, standings
+        from ..league.stats import ratings
 
         name, blocks, listed = _league(site)
         plot = "standings.png" if (site.root / "standings.png").is_file() else None
@@ -91,6 +92,7 @@ def create_app(path: str | Path) -> Starlette:
             {
                 "league": name,
                 "standings": [_clean(s.__dict__) for s in standings(blocks)],
+                "ratings": [_clean(r.__dict__) for r in ratings(blocks, _league_seed(site, name))],
                 "headToHead": head_to_head(blocks),
                 "reliability": reliability(blocks),
                 "plot": plot,
@@ -213,6 +215,19 @@ def _league(site: Site) -> tuple[str | None, list[Any], list[Any]]:
         if not names:
             return None, [], []
         return names[-1], db.blocks(names[-1]), db.runner_rows(names[-1], source=None)
+    finally:
+        db.close()
+
+
+def _league_seed(site: Site, name: str | None) -> int:
+    """The league's seed (its rating bootstrap's seed), 0 when unknown."""
+    if site.database is None or name is None:
+        return 0
+    from ..league.storage import LeagueDB
+
+    db = LeagueDB(site.database)
+    try:
+        return int(db.config(name).get("seed", 0))
     finally:
         db.close()
 

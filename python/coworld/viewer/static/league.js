@@ -10,9 +10,17 @@ async function loadLeague() {
   const body = $("#standings tbody");
   for (const s of data.standings) {
     const tr = document.createElement("tr");
-    tr.append(cell(s.game), cell(s.policy), cell(String(s.n), "num"), cell(fmt(s.mean), "num"),
-      cell(s.lo === null ? "-" : `[${fmt(s.lo)}, ${fmt(s.hi)}]`, "num"));
+    tr.append(cell(s.game), cell(s.policy), cell(String(s.n), "num"), cell(String(s.pairs), "num"),
+      cell(fmt(s.mean), "num"), cell(s.lo === null ? "-" : `[${fmt(s.lo)}, ${fmt(s.hi)}]`, "num"));
     body.append(tr);
+  }
+  const elo = (x) => (x === null || x === undefined) ? "-" : (x >= 0 ? "+" : "") + x.toFixed(0);
+  const ratings = $("#ratings tbody");
+  for (const r of data.ratings || []) {
+    const tr = document.createElement("tr");
+    tr.append(cell(r.game), cell(r.policy), cell(String(r.games), "num"), cell(elo(r.elo), "num"),
+      cell(`[${elo(r.lo)}, ${elo(r.hi)}]`, "num"));
+    ratings.append(tr);
   }
   if (data.plot) { const img = $("#plot"); img.src = "/files/" + data.plot; img.style.display = "block"; }
   const rel = $("#reliability tbody");

@@ -10,6 +10,7 @@
 pub mod baselines;
 pub mod knowledge;
 mod reader;
+pub mod tracker;
 mod view;
 
 use serde_json::Value;
@@ -533,6 +534,7 @@ impl Game for Hanabi {
             Baseline::plain("conventions", baselines::conventions),
             Baseline::plain("cautious", baselines::cautious),
             Baseline::plain("random", baselines::random),
+            Baseline::plain("tracker", tracker::tracker),
         ];
         TABLE
     }

@@ -68,10 +68,7 @@ pub fn ismcts(g: &FogState, rng: &mut Rng, params: &Params) -> Attempt {
         path.clear();
         path.push(0);
         let mut at = 0;
-        loop {
-            let Some(seat) = state.active_seat() else {
-                break;
-            };
+        while let Some(seat) = state.active_seat() {
             let options = state.legal_cells(seat);
             if options == 0 {
                 break;

@@ -15,7 +15,9 @@
 //!
 //! **Moves**, the first that applies:
 //! 1. play an own card whose candidates all play now (lowest slot);
-//! 2. play an own `Play`-marked card that may play now (lowest slot);
+//! 2. play an own `Play`-marked card that may play now (lowest slot); once
+//!    the deck is out, with no hint token and a fuse to spare, the own card
+//!    most likely to play (share of its candidates that play now);
 //! 3. save: when the next seat has no marked playable card and its chop is a
 //!    critical card that does not play now, the hint that marks it `Keep`
 //!    (rank first);
@@ -177,6 +179,19 @@ pub fn tracker(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     if let Some(k) = (0..n).find(|&k| marks[k] == Mark::Play && cands[k] & table.playable != 0) {
         return HanabiMove::Play(k as u8);
     }
+    // 2b. Once the deck is out no discard can pay back: with a fuse to spare,
+    // play the own card most likely to play (by candidate count), if any may.
+    if g.deck_count() == 0 && g.fuses() > 1 && g.hint_tokens() == 0 {
+        let odds = |k: usize| {
+            (cands[k] & table.playable).count_ones() as f32 / cands[k].count_ones().max(1) as f32
+        };
+        if let Some(k) = (0..n)
+            .filter(|&k| odds(k) > 0.0)
+            .max_by(|&a, &b| odds(a).total_cmp(&odds(b)))
+        {
+            return HanabiMove::Play(k as u8);
+        }
+    }
     let mut hints = Vec::with_capacity(64);
     if g.hint_tokens() > 0 {
         g.legal_hints(&mut hints);
@@ -202,7 +217,8 @@ pub fn tracker(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
                 mark == Mark::Play && table.playable & bit(id) != 0 && claimed & bit(id) == 0;
             let soon = (target + g.seats() - me) % g.seats();
             let touched = g.hint_touches(mv).count_ones();
-            good.then_some(((soon, rank0_of(id), std::cmp::Reverse(touched)), mv))
+            let busy = has_play(g, &p, &table, target);
+            good.then_some(((busy, soon, rank0_of(id), std::cmp::Reverse(touched)), mv))
         })
         .min_by_key(|&(key, _)| key);
     if let Some((_, mv)) = best {
@@ -258,6 +274,12 @@ fn claimed(g: &Hanabi, p: &Public, table: &Table, me: Seat) -> u32 {
     out
 }
 
+/// `seat` holds a card marked to play that truly plays now.
+fn has_play(g: &Hanabi, p: &Public, table: &Table, seat: Seat) -> bool {
+    let hand = g.hand(seat);
+    (0..hand.len()).any(|k| p.marks[seat][k] == Mark::Play && table.playable & bit(hand[k].id) != 0)
+}
+
 /// The hint that marks `seat`'s chop `Keep`, when its chop is critical, does
 /// not play now, and the seat has no marked playable card to play instead.
 fn save_hint(
@@ -274,9 +296,7 @@ fn save_hint(
     if table.critical & bit(id) == 0 || table.playable & bit(id) != 0 {
         return None;
     }
-    let has_play = (0..hand.len())
-        .any(|k| p.marks[seat][k] == Mark::Play && table.playable & bit(hand[k].id) != 0);
-    if has_play {
+    if has_play(g, p, table, seat) {
         return None;
     }
     let saves = |mv: &HanabiMove| read(*mv) == Some((seat, chop, Mark::Keep));

@@ -13,6 +13,7 @@ and losses of the higher rung and its win rate with a 95% Wilson interval.
 from __future__ import annotations
 
 import math
+import shutil
 import sys
 from pathlib import Path
 
@@ -51,6 +52,8 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 
 def run(game: str, episodes: int, out: Path) -> Path:
     policies, _ = LADDERS[game]
+    # A league resumes what it finds; a benchmark of this build starts afresh.
+    shutil.rmtree(out / game, ignore_errors=True)
     config = parse_league(
         {
             "name": f"ladder-{game}",

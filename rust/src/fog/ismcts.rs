@@ -6,9 +6,7 @@
 //! its own attempt log implies it (non-abrupt variants: one opponent placement
 //! per completed turn of the seat; abrupt variants: one opponent ply per turn,
 //! each assumed a placement). The unproven opponent stones are drawn uniformly
-//! from the cells the seat has not claimed or proven (in hex, half the time
-//! first along a random shortest path of the opponent's that avoids the seat's
-//! stones: opponents build chains, not scatter). The global ply counter,
+//! from the cells the seat has not claimed or proven. The global ply counter,
 //! which the seat may not know, is never read: the determinization's clock is
 //! the seat's own plies plus the opponent's implied ones. The opponent's
 //! knowledge of the seat's stones is unknown and taken as empty.
@@ -28,7 +26,6 @@
 use super::cells::{Cells, Ranked};
 use super::{Attempt, FogState, History};
 use crate::game::{Ending, Game};
-use crate::kernels::hexgrid::{self, bits, Mask};
 use crate::policy::Params;
 use crate::rng::Rng;
 
@@ -158,35 +155,6 @@ fn select(tree: &mut [Node], at: usize, options: Cells) -> usize {
     best
 }
 
-/// The unknown cells of a random shortest path (in cells) between `opp`'s edges
-/// that avoids the mover's stones: a BFS layering from the target edge, then a
-/// walk from a random nearest source cell down the layers, each step uniform.
-fn opponent_path(g: &FogState, opp: usize, own: Cells, unknown: Cells, rng: &mut Rng) -> Cells {
-    let geo = hexgrid::geometry(g.n());
-    let open = g.board as Mask & !(own as Mask);
-    let mut layers: Vec<Mask> = vec![geo.target(opp) & open];
-    let mut reached = layers[0];
-    while reached & geo.source(opp) == 0 {
-        let next = geo.expand(*layers.last().expect("one layer")) & open & !reached;
-        if next == 0 {
-            return 0;
-        }
-        reached |= next;
-        layers.push(next);
-    }
-    let pick = |m: Mask, rng: &mut Rng| {
-        let cells: Vec<usize> = bits(m).collect();
-        cells[rng.below(cells.len())]
-    };
-    let mut at = pick(layers.last().expect("one layer") & geo.source(opp), rng);
-    let mut path: Mask = 1 << at;
-    for layer in layers.iter().rev().skip(1) {
-        at = pick(geo.neighbors(at) & layer, rng);
-        path |= 1 << at;
-    }
-    path as Cells & unknown
-}
-
 /// A full state consistent with what the mover knows (see the module doc).
 fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
     let me = g.mover as usize;
@@ -203,21 +171,10 @@ fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
     let unknown = g.board & !own & !proven;
     let want = opp_turns.saturating_sub(proven.count_ones());
     let mut hidden: Cells = 0;
-    // Hex: half the determinizations put the hidden stones on a random shortest
-    // path of the opponent's first (opponents build chains, not scatter).
-    if g.is_hex() && rng.below(2) == 0 {
-        let path = opponent_path(g, opp, own, unknown, rng);
-        let mut on: Vec<u8> = bits(path as Mask).map(|c| c as u8).collect();
-        rng.shuffle(&mut on);
-        for &c in on.iter().take(want as usize) {
-            hidden |= 1 << c;
-        }
-    }
-    let free = Ranked::new(unknown & !hidden);
+    let free = Ranked::new(unknown);
     let mut cells: Vec<u8> = (0..free.count()).map(|k| free.nth(k) as u8).collect();
     rng.shuffle(&mut cells);
-    let more = want.saturating_sub(hidden.count_ones());
-    for &c in cells.iter().take(more as usize) {
+    for &c in cells.iter().take(want as usize) {
         hidden |= 1 << c;
     }
     let mut stones = [0 as Cells; 2];

@@ -547,11 +547,12 @@ impl Quoridor {
 }
 
 impl Gauntlet for Quoridor {
-    /// Nine rollout moves in ten step the pawn along a shortest path to its
-    /// goal (the lowest such cell); the tenth is uniform. Uniform rollouts
+    /// Nineteen rollout moves in twenty step the pawn along a shortest path to
+    /// its goal (the lowest such cell); the twentieth is uniform (against the
+    /// tactician at 1000 simulations: one in ten won 70 of 100, one in twenty 90). Uniform rollouts
     /// wander to the ply cap and say nothing about who is ahead in the race.
     fn rollout_move(&self, rng: &mut Rng) -> u8 {
-        if rng.below(10) == 0 {
+        if rng.below(20) == 0 {
             return self.random_move(rng);
         }
         let goal = goal(self.mover);

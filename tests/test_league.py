@@ -213,23 +213,23 @@ def test_league_rows_match_the_batch_simulator(tmp_path):
 
 
 def test_resume_after_a_crash_loses_nothing_and_duplicates_nothing(tmp_path, monkeypatch):
-    import coworld.league.runner as runner
+    import coworld.league.work as work
 
-    real, calls = runner.run_chunk, {"n": 0}
+    real, calls = work.run_chunk, {"n": 0}
 
-    def crashing(*args):
+    def crashing(job):
         calls["n"] += 1
         if calls["n"] == 4:
             raise KeyboardInterrupt  # the user hits ^C mid-league
-        return real(*args)
+        return real(job)
 
-    monkeypatch.setattr(runner, "run_chunk", crashing)
+    monkeypatch.setattr(work, "run_chunk", crashing)
     config = league(tmp_path, episodes=500)
     with pytest.raises(KeyboardInterrupt):
         LeagueRun(config, progress=False, chunk=100).run()
     db = LeagueDB(config.database)
     assert len(db.episodes("t")) == 300  # three whole chunks, nothing half-written
-    monkeypatch.setattr(runner, "run_chunk", real)
+    monkeypatch.setattr(work, "run_chunk", real)
     report = LeagueRun(config, progress=False, chunk=100).run()
     assert report.played_now == 700 and report.episodes == 1000
     clean = LeagueRun(league(tmp_path / "clean", episodes=500), progress=False).run()
@@ -301,6 +301,11 @@ def test_rerunning_with_a_changed_prompt_is_refused(tmp_path):
         ({"budget": {"max_cost_usd": "lots"}}, "budget.max_cost_usd"),
         ({"budget": {"max_dollars": 3}}, "budget.max_dollars"),
         ({"hanabi": {"seats": 6}}, "hanabi.seats"),
+        ({"games": {"hanabi": {"seats": 6}}}, "games.hanabi.seats"),
+        ({"games": {"hanabi": {"players": 3}}}, "games.hanabi.players"),
+        ({"games": {"hex": {"seats": 3}}}, "games.hex.seats"),
+        ({"games": {"hex": 3}}, "games"),
+        ({"games": {"hanabi": {"seats": 3}}, "hanabi": {"seats": 3}}, "hanabi"),
         ({"colour": "red"}, "colour"),
     ],
 )
@@ -309,6 +314,28 @@ def test_bad_league_files_name_the_field(tmp_path, fields, field):
         config = league(tmp_path, **fields)
         build_schedule(config)
     assert err.value.field == field
+
+
+def test_per_game_settings_tables_and_the_deprecated_hanabi_table(tmp_path, capsys):
+    (tmp_path / "new.toml").write_text(
+        'name = "n"\npolicies = ["random"]\nepisodes = 2\nout = "o"\n'
+        "[games.hex]\n[games.hanabi]\nseats = 3\n"
+    )
+    new = load_league(tmp_path / "new.toml")
+    assert new.games == ("hex", "hanabi") and new.notices == ()
+    assert new.settings_for("hanabi") == {"seats": 3} and new.settings_for("hex") is None
+    assert {p.seats for p in build_schedule(new) if p.game == "hanabi"} == {("random",) * 3}
+    (tmp_path / "old.toml").write_text(
+        'name = "o"\ngames = ["hanabi"]\npolicies = ["random"]\nepisodes = 2\nout = "o"\n'
+        "[hanabi]\nseats = 5\n"
+    )
+    old = load_league(tmp_path / "old.toml")
+    assert old.settings_for("hanabi") == {"seats": 5}
+    assert len(old.notices) == 1 and "[games.hanabi]" in old.notices[0]
+    assert cli(["league", "run", str(tmp_path / "old.toml")]) == 0
+    assert "[hanabi] table is deprecated" in capsys.readouterr().out
+    # a league without a Hanabi table plays the default table size
+    assert league(tmp_path, games=["hanabi"]).settings_for("hanabi") == {"seats": 4}
 
 
 def test_missing_league_file_and_bad_toml(tmp_path):
@@ -369,7 +396,9 @@ def test_conventions_beats_cautious_in_a_real_hanabi_league(tmp_path):
     assert table["conventions"].lo > table["cautious"].hi, table
 
 
-def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, monkeypatch):
+def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, monkeypatch, capsys):
+    from coworld.league.runner import LeagueRun as Run
+
     from .mock_anthropic import MockAnthropic
 
     def model(body, n):
@@ -379,7 +408,10 @@ def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, mo
         move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
         return ("text", json.dumps({"move": move}))
 
-    (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nPlay well.\n")
+    (tmp_path / "p.md").write_text(
+        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
+    )
+    cap = 6_000
     with MockAnthropic(model) as mock:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
@@ -387,23 +419,28 @@ def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, mo
             tmp_path,
             policies=["tactician", "p.md"],
             episodes=4,
-            concurrency=1,
-            budget={"max_tokens": 1500},
+            concurrency=2,
+            budget={"max_tokens": cap},
         )
-        report = LeagueRun(config, progress=False).run()
+        report = Run(config, progress=False).run()
         assert report.budget_stopped
-        tokens, _ = LeagueDB(report.database).usage("t")
-        assert tokens >= 1500
-        assert 0 < report.episodes < 8  # stopped between episodes, nothing half-written
-        assert len(mock.requests) > 0
+        db = LeagueDB(report.database)
+        spent = db.spent("t")
+        # every call reserved its worst case first: the cap is never crossed
+        assert 0 < spent.tokens <= cap and spent.calls == len(mock.requests)
+        assert 0 < report.episodes < 8  # stopped early, nothing half-written
+        scored = db.usage("t", voided=False)
+        assert scored.tokens <= spent.tokens  # the rest: episodes cut short by the budget
         bigger = league(
             tmp_path,
             policies=["tactician", "p.md"],
             episodes=4,
-            concurrency=1,
+            concurrency=2,
             budget={"max_tokens": 10_000_000},
         )
-        again = LeagueRun(bigger, progress=False).run()
+        again = Run(bigger, console=None, progress=False).run()
         assert not again.budget_stopped and again.episodes == 8
-        rel = json.loads(report.exports["json"].read_text())["reliability"]
+        assert f"{spent.tokens:,} spent" in capsys.readouterr().out
+        assert LeagueDB(report.database).spent("t").calls == len(mock.requests)
+        rel = json.loads(again.exports["json"].read_text())["reliability"]
         assert rel["house"]["tokens"] > 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import _core
 from .errors import ConfigError, CoworldError, IllegalMove
-from .games import GAMES, game
+from .games import GAMES, catalog, game
 from .sdk import SubmittedAction
 from .simulate import ENDINGS, SimResult, simulate
 
@@ -19,6 +19,7 @@ __all__ = [
     "IllegalMove",
     "SimResult",
     "SubmittedAction",
+    "catalog",
     "game",
     "simulate",
 ]

@@ -2,6 +2,7 @@
 //! the batch simulator, in plain Rust. The Python face lives in `python` (the
 //! `python` feature) and only converts.
 
+pub mod catalog;
 pub mod error;
 pub mod fog;
 pub mod game;
@@ -15,6 +16,9 @@ pub mod simulate;
 
 #[cfg(feature = "python")]
 mod python;
+
+#[cfg(test)]
+mod random_sim;
 
 pub use error::{CoreError, CoreResult, MoveFault};
 pub use game::{Ending, Game, Outcome, Seat};

@@ -15,17 +15,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigError
+from ..seats.claude import Usage
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS leagues (
@@ -53,7 +55,35 @@ CREATE TABLE IF NOT EXISTS episodes (
     decisions TEXT, started TEXT, finished TEXT,
     PRIMARY KEY (league, pairing, idx)
 );
+CREATE TABLE IF NOT EXISTS voids (
+    league TEXT NOT NULL, pairing TEXT NOT NULL, idx INTEGER NOT NULL,
+    game TEXT NOT NULL, seed INTEGER NOT NULL, seats TEXT NOT NULL,
+    cause TEXT NOT NULL, detail TEXT NOT NULL, plies INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
+    calls INTEGER NOT NULL, cost_usd REAL NOT NULL, started TEXT, finished TEXT
+);
+CREATE INDEX IF NOT EXISTS voids_episode ON voids (league, pairing, idx);
+CREATE TABLE IF NOT EXISTS calls (
+    league TEXT NOT NULL, pairing TEXT NOT NULL, idx INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
+    calls INTEGER NOT NULL, cost_usd REAL NOT NULL, at TEXT NOT NULL
+);
 """
+
+#: Columns added after the first release; `cache_tokens` stays their sum for old readers
+#: (a database from before keeps its cache tokens as writes: the cost was already right).
+_ADDED_COLUMNS = {
+    "cache_write_tokens": "INTEGER NOT NULL DEFAULT 0",
+    "cache_read_tokens": "INTEGER NOT NULL DEFAULT 0",
+    "calls": "INTEGER NOT NULL DEFAULT 0",
+}
+_EPISODE_COLUMNS = (
+    "league, pairing, idx, source, game, played, seed, seats, score, reason, ending, plies, "
+    "replay, input_tokens, output_tokens, cache_tokens, cache_write_tokens, cache_read_tokens, "
+    "calls, cost_usd, decisions, started, finished"
+)
 
 
 @dataclass(frozen=True)
@@ -71,11 +101,26 @@ class EpisodeRow:
     ending: str
     plies: int
     replay: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_tokens: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = field(default_factory=Usage)
     decisions: tuple[dict[str, Any], ...] | None = None
+    started: str | None = None
+    finished: str | None = None
+
+
+@dataclass(frozen=True)
+class VoidEpisode:
+    """An episode that could not finish cleanly (the API unavailable past the patience,
+    the budget, an interrupt): recorded with its cause and usage, never scored."""
+
+    pairing: str
+    idx: int
+    game: str
+    seed: int
+    seats: tuple[str, ...]
+    cause: str
+    detail: str = ""
+    plies: int = 0
+    usage: Usage = field(default_factory=Usage)
     started: str | None = None
     finished: str | None = None
 
@@ -107,6 +152,8 @@ class Block:
     seats: tuple[str, ...]
     score: np.ndarray  # (n, seats) float
     decisions: tuple[tuple[dict[str, Any], ...], ...] | None = None  # per episode, per seat
+    #: (n,) each episode's index in its pairing: the seed pair it belongs to (None: unknown)
+    index: np.ndarray | None = None
 
 
 def now() -> str:
@@ -124,6 +171,16 @@ class LeagueDB:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
+        self._add_columns()
+        self._lock = threading.RLock()
+
+    def _add_columns(self) -> None:
+        have = {r[1] for r in self.conn.execute("PRAGMA table_info(episodes)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in have:
+                self.conn.execute(f"ALTER TABLE episodes ADD COLUMN {name} {kind}")
+        if "cache_write_tokens" not in have:
+            self.conn.execute("UPDATE episodes SET cache_write_tokens = cache_tokens")
 
     @classmethod
     def open_existing(cls, path: str | Path) -> LeagueDB:
@@ -139,13 +196,15 @@ class LeagueDB:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+        # The episode loop's thread writes calls while the driver writes episodes.
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
 
     # ---- the league and its policies ----------------------------------------
 
@@ -180,8 +239,15 @@ class LeagueDB:
                 ("policies", "league"),
                 ("batches", "league"),
                 ("episodes", "league"),
+                ("voids", "league"),
+                ("calls", "league"),
             ):
                 c.execute(f"DELETE FROM {table} WHERE {key}=?", (league,))
+
+    def config(self, league: str) -> dict[str, Any]:
+        """The league's stored config ({} for an unknown league)."""
+        row = self.conn.execute("SELECT config FROM leagues WHERE name=?", (league,)).fetchone()
+        return json.loads(row[0]) if row else {}
 
     def leagues(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM leagues ORDER BY created")]
@@ -215,8 +281,8 @@ class LeagueDB:
         with self.transaction() as c:
             before = c.total_changes
             c.executemany(
-                "INSERT OR IGNORE INTO episodes VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO episodes ({_EPISODE_COLUMNS}) "
+                f"VALUES ({', '.join('?' * 23)})",
                 [
                     (
                         league,
@@ -232,10 +298,13 @@ class LeagueDB:
                         r.ending,
                         r.plies,
                         r.replay,
-                        r.input_tokens,
-                        r.output_tokens,
-                        r.cache_tokens,
-                        r.cost_usd,
+                        r.usage.input_tokens,
+                        r.usage.output_tokens,
+                        r.usage.cache_creation_input_tokens + r.usage.cache_read_input_tokens,
+                        r.usage.cache_creation_input_tokens,
+                        r.usage.cache_read_input_tokens,
+                        r.usage.calls,
+                        r.usage.cost_usd,
                         json.dumps(r.decisions) if r.decisions is not None else None,
                         r.started,
                         r.finished,
@@ -245,7 +314,99 @@ class LeagueDB:
             )
             return c.total_changes - before
 
+    def add_call(self, league: str, pairing: str, idx: int, u: Usage) -> None:
+        """One answered call's usage (or an episode's, from a backend that cannot
+        report calls as they return), written at once: spend survives a kill."""
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    league,
+                    pairing,
+                    idx,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    u.calls,
+                    u.cost_usd,
+                    now(),
+                ),
+            )
+
+    def spent(self, league: str) -> Usage:
+        """Everything the league's calls cost: scored, void, interrupted or killed."""
+        r = self.conn.execute(
+            "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+            "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(calls), 0) FROM calls WHERE league=?",
+            (league,),
+        ).fetchone()
+        return Usage(int(r[0]), int(r[1]), int(r[2]), int(r[3]), float(r[4]), int(r[5]))
+
+    def add_void(self, league: str, v: VoidEpisode) -> None:
+        u = v.usage
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO voids VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    league,
+                    v.pairing,
+                    v.idx,
+                    v.game,
+                    v.seed,
+                    json.dumps(v.seats),
+                    v.cause,
+                    v.detail,
+                    v.plies,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    u.calls,
+                    u.cost_usd,
+                    v.started,
+                    v.finished,
+                ),
+            )
+
     # ---- reading --------------------------------------------------------------
+
+    def voids(self, league: str) -> list[VoidEpisode]:
+        """Every void attempt, oldest first (an episode re-run after a void may be done)."""
+        rows = self.conn.execute(
+            "SELECT pairing, idx, game, seed, seats, cause, detail, plies, input_tokens, "
+            "output_tokens, cache_write_tokens, cache_read_tokens, calls, cost_usd, started, "
+            "finished FROM voids WHERE league=? ORDER BY rowid",
+            (league,),
+        )
+        return [
+            VoidEpisode(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                tuple(json.loads(r[4])),
+                r[5],
+                r[6],
+                r[7],
+                Usage(r[8], r[9], r[10], r[11], r[13], r[12]),
+                r[14],
+                r[15],
+            )
+            for r in rows
+        ]
+
+    def open_voids(self, league: str) -> dict[tuple[str, int], list[VoidEpisode]]:
+        """(pairing, idx) -> its void attempts, for episodes still not scored."""
+        out: dict[tuple[str, int], list[VoidEpisode]] = defaultdict(list)
+        done: dict[str, set[int]] = {}
+        for v in self.voids(league):
+            if v.pairing not in done:
+                done[v.pairing] = self.done(league, v.pairing)
+            if v.idx not in done[v.pairing]:
+                out[(v.pairing, v.idx)].append(v)
+        return dict(out)
 
     def done(self, league: str, pairing: str) -> set[int]:
         """Indices of the pairing's scored episodes (chunks and runner episodes)."""
@@ -294,8 +455,8 @@ class LeagueDB:
         """Episode rows: the runner's (scored), the replay listings, or both (source None)."""
         query = (
             "SELECT pairing, idx, game, played, seed, seats, score, reason, ending, plies, "
-            "replay, input_tokens, output_tokens, cache_tokens, cost_usd, decisions, started, "
-            "finished FROM episodes WHERE league=?"
+            "replay, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens, calls, "
+            "cost_usd, decisions, started, finished FROM episodes WHERE league=?"
         )
         args: tuple[Any, ...] = (league,)
         if source is not None:
@@ -315,20 +476,20 @@ class LeagueDB:
                 r[8],
                 r[9],
                 r[10],
-                r[11],
-                r[12],
-                r[13],
-                r[14],
-                tuple(json.loads(r[15])) if r[15] else None,
-                r[16],
-                r[17],
+                Usage(r[11], r[12], r[13], r[14], r[16], r[15]),
+                tuple(json.loads(r[17])) if r[17] else None,
+                r[18],
+                r[19],
             )
             for r in rows
         ]
 
     def blocks(self, league: str) -> list[Block]:
         """Every scored episode as columns: one block per chunk, one per runner pairing."""
-        chunked = [Block(c.game, c.seats, c.score.astype(float)) for c in self.chunks(league)]
+        chunked = [
+            Block(c.game, c.seats, c.score.astype(float), index=c.start + np.arange(c.count))
+            for c in self.chunks(league)
+        ]
         return chunked + group_rows(self.runner_rows(league))
 
     def episodes(self, league: str) -> list[EpisodeRow]:
@@ -355,14 +516,22 @@ class LeagueDB:
                 )
         return sorted(rows, key=lambda r: (r.game, r.pairing, r.idx))
 
-    def usage(self, league: str) -> tuple[int, float]:
-        """Tokens (all kinds) and cost spent so far."""
-        row = self.conn.execute(
-            "SELECT COALESCE(SUM(input_tokens + output_tokens + cache_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0) FROM episodes WHERE league=? AND source='runner'",
-            (league,),
-        ).fetchone()
-        return int(row[0]), float(row[1])
+    def usage(self, league: str, *, voided: bool = True) -> Usage:
+        """Usage (every kind of token, calls and cost) spent so far: by scored
+        episodes, and (`voided`) by void attempts too."""
+        columns = (
+            "COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+            "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(calls), 0)"
+        )
+        total = Usage()
+        queries = [f"SELECT {columns} FROM episodes WHERE league=? AND source='runner'"]
+        if voided:
+            queries.append(f"SELECT {columns} FROM voids WHERE league=?")
+        for query in queries:
+            r = self.conn.execute(query, (league,)).fetchone()
+            total.add(Usage(int(r[0]), int(r[1]), int(r[2]), int(r[3]), float(r[4]), int(r[5])))
+        return total
 
 
 def group_rows(rows: Sequence[EpisodeRow]) -> list[Block]:
@@ -376,6 +545,7 @@ def group_rows(rows: Sequence[EpisodeRow]) -> list[Block]:
             seats,
             np.array([r.score for r in rs], dtype=float).reshape(len(rs), len(seats)),
             tuple(r.decisions or tuple({} for _ in seats) for r in rs),
+            np.array([r.idx for r in rs], dtype=np.int64),
         )
         for (game, seats), rs in grouped.items()
     ]

@@ -160,7 +160,7 @@ fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
     let me = g.mover as usize;
     let opp = 1 - me;
     let (own, proven) = (g.stones[me], g.proven[me]);
-    let own_plies = g.history.iter().filter(|r| r.seat as usize == me).count() as u32;
+    let own_plies = g.attempts(me);
     // Turns the seat has completed; the opponent has had as many (seat 0) or one more.
     let own_turns = if g.v.abrupt {
         own_plies
@@ -189,6 +189,12 @@ fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
         proven: proven_by,
         mover: g.mover,
         plies: own_plies + opp_turns,
+        attempts: {
+            let mut a = [0u8; 2];
+            a[me] = own_plies as u8;
+            a[opp] = opp_turns as u8;
+            a
+        },
         max_plies: g.max_plies,
         probes: [0; 2],
         guesses_made: [0; 2],

@@ -23,9 +23,9 @@ FOG_ENDINGS = ["line", "board-full", "ply-cap", "wall-clock"]
 HEX_ENDINGS = ["connection", "ply-cap", "wall-clock"]
 # baseline: its parameter keys (`eps`, the strength dial, on every one)
 BASELINES = {
-    "fog": {"probe": ["eps"], "sweep": ["eps"], "random": ["eps"]},
+    "fog": {"probe": ["eps"], "sweep": ["eps"], "random": ["eps"], "ismcts": ["eps", "sims"]},
     "gauntlet": {"tactician": ["eps"], "random": ["eps"], "mcts": ["eps", "sims"]},
-    "hanabi": {"conventions": ["eps"], "cautious": ["eps"], "random": ["eps"]},
+    "hanabi": {"conventions": ["eps"], "cautious": ["eps"], "random": ["eps"], "tracker": ["eps"]},
 }
 # id: family, (min, max, default) seats, settings, endings, score range, ply cap, hidden, port
 PINNED = {

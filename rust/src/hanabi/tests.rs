@@ -863,3 +863,47 @@ fn timing_probe() {
     }
     println!("candidates kernel: {:?}/call {x}", t.elapsed() / calls);
 }
+
+// ---- baselines see what their seat sees (DESIGN.md) ----
+
+/// Positions the mover cannot tell apart (its own cards and the deck scrambled)
+/// get the same move from every baseline, with the same decision stream.
+#[test]
+fn every_baseline_is_a_function_of_the_movers_view() {
+    let mut rng = Rng::new(2026);
+    let mut checked = [0u32; 3];
+    let mut differs = Vec::new();
+    let policies: [(&str, Policy<Hanabi>); 3] = [
+        ("conventions", baselines::conventions),
+        ("cautious", baselines::cautious),
+        ("random", baselines::random),
+    ];
+    // Histories from every baseline, at 2-5 seats.
+    for (_, history) in policies {
+        each_state(1..100, history, |g| {
+            let Some(me) = g.active_seat() else { return };
+            for _ in 0..2 {
+                let h = scramble(g, me, &mut rng);
+                assert_eq!(g.view_for(me), h.view_for(me));
+                for (i, (name, policy)) in policies.iter().enumerate() {
+                    let a = policy(g, &mut Rng::for_decision(5, g.turn()));
+                    let b = policy(&h, &mut Rng::for_decision(5, g.turn()));
+                    if a != b && differs.len() < 5 {
+                        differs.push(format!(
+                            "{name}, {} seats, turn {}: {} with {:?}, {} with {:?}",
+                            g.seats(),
+                            g.turn(),
+                            g.move_name(a),
+                            hand_names(g, me),
+                            h.move_name(b),
+                            hand_names(&h, me),
+                        ));
+                    }
+                    checked[i] += 1;
+                }
+            }
+        });
+    }
+    assert!(differs.is_empty(), "{}", differs.join("\n"));
+    assert!(checked.iter().all(|&n| n > 10_000), "{checked:?}");
+}

@@ -1,9 +1,9 @@
 //! What one seat sees, and nothing else: the input of every baseline and of
 //! `view_for` (DESIGN.md "Baselines see what their seat sees").
 //!
-//! `SeatView::of` copies the public table, every seat's hint knowledge and the
-//! other seats' cards, and never reads the seat's own card identities or the
-//! deck. A function of a `SeatView` is therefore a function of the seat's view
+//! `SeatView::of` copies the fireworks, the discards, every seat's hint
+//! knowledge and the other seats' cards, and never reads the seat's own card
+//! identities or the deck. A function of a `SeatView` is therefore a function of the seat's view
 //! by construction, which is what makes a baseline an honest fallback: its move
 //! cannot tell the seat anything about its own hand.
 //!

@@ -23,7 +23,7 @@ fn own_slot(v: &SeatView, pred: impl Fn(u32) -> bool) -> Option<u8> {
 }
 
 fn discard_chop(v: &SeatView) -> Option<HanabiMove> {
-    if v.hint_tokens >= MAX_HINTS {
+    if v.hint_tokens() >= MAX_HINTS {
         return None;
     }
     v.chop(v.me).map(|k| HanabiMove::Discard(k as u8))
@@ -40,9 +40,7 @@ struct Receiver {
 
 impl Receiver {
     fn of(v: &SeatView, target: Seat) -> Receiver {
-        let n = v.hand_len(target);
-        let mut know = [Knowledge::default(); MAX_HAND];
-        know[..n].copy_from_slice(v.knowledge(target));
+        let (know, n) = v.knowledge(target);
         let seen = v.seen_with(target);
         let mut cands = [0u32; MAX_HAND];
         knowledge::candidates(seen, &know[..n], &mut cands);
@@ -61,7 +59,7 @@ impl Receiver {
     fn newly_playable(&self, v: &SeatView, mv: HanabiMove) -> u32 {
         let mut know = self.know;
         let touched = v.hint_touches(mv);
-        let turn = v.turn as u16;
+        let turn = v.turn() as u16;
         for (k, kn) in know[..self.n].iter_mut().enumerate() {
             hear(kn, mv, touched & (1 << k) != 0, turn);
         }
@@ -85,7 +83,7 @@ fn hear(k: &mut Knowledge, mv: HanabiMove, matches: bool, turn: u16) {
 /// rank before colour, lower value (colours in deck order: red, yellow, green,
 /// blue, white), lower seat.
 fn hint_order(v: &SeatView, mv: HanabiMove) -> (usize, u8, u8, u8) {
-    let (n, me) = (v.seats, v.mover);
+    let (n, me) = (v.seats(), v.mover());
     match mv {
         HanabiMove::HintRank { target, rank } => ((target as usize + n - me) % n, 0, rank, target),
         HanabiMove::HintColour { target, colour } => {
@@ -111,9 +109,9 @@ pub fn conventions(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     }
     let next = v.after_mover(1);
     // 2. A critical card on the next seat's chop (as the mover infers it): hint its rank.
-    if v.hint_tokens > 0 {
+    if v.hint_tokens() > 0 {
         if let Some(k) = v.chop(next) {
-            let id = v.cards(next)[k];
+            let id = v.cards(next)[k].id;
             if table.critical & bit(id) != 0 {
                 return hint_rank(next, id);
             }
@@ -157,16 +155,15 @@ pub fn cautious(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     }
     // 2. Hint the rank of a playable card with no positive hint, nearest seat first;
     //    within a hand the lowest slot (the spec leaves that tie open).
-    if v.hint_tokens > 0 {
-        for off in 1..v.seats {
+    if v.hint_tokens() > 0 {
+        for off in 1..v.seats() {
             let s = v.after_mover(off);
-            if let Some((&id, _)) = v
+            if let Some(c) = v
                 .cards(s)
                 .iter()
-                .zip(v.knowledge(s))
-                .find(|&(&id, k)| !k.hinted() && table.playable & bit(id) != 0)
+                .find(|c| !c.know.hinted() && table.playable & bit(c.id) != 0)
             {
-                return hint_rank(s, id);
+                return hint_rank(s, c.id);
             }
         }
     }
@@ -177,7 +174,7 @@ pub fn cautious(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     // 4. Hint the rank of the next seat's oldest card (only reached at 8 tokens).
     let next = v.after_mover(1);
     match v.cards(next).last() {
-        Some(&id) if v.hint_tokens > 0 => hint_rank(next, id),
+        Some(c) if v.hint_tokens() > 0 => hint_rank(next, c.id),
         _ => fallback(&v),
     }
 }
@@ -189,11 +186,11 @@ pub fn cautious(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
 pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
     let v = g.seat_view(g.mover());
     let n = v.hand_len(v.me);
-    let discards = if v.hint_tokens < MAX_HINTS { n } else { 0 };
+    let discards = if v.hint_tokens() < MAX_HINTS { n } else { 0 };
     let mut named = [(0u8, 0u8); 4];
     let mut hints = 0;
-    if v.hint_tokens > 0 {
-        for (off, slot) in named.iter_mut().enumerate().take(v.seats - 1) {
+    if v.hint_tokens() > 0 {
+        for (off, slot) in named.iter_mut().enumerate().take(v.seats() - 1) {
             *slot = v.nameable(v.after_mover(off + 1));
             hints += (slot.0.count_ones() + slot.1.count_ones()) as usize;
         }

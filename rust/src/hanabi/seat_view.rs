@@ -1,10 +1,11 @@
 //! What one seat sees, and nothing else: the input of every baseline and of
 //! `view_for` (DESIGN.md "Baselines see what their seat sees").
 //!
-//! `SeatView::of` copies the fireworks, the discards, every seat's hint
-//! knowledge and the other seats' cards, and never reads the seat's own card
-//! identities or the deck. A function of a `SeatView` is therefore a function of the seat's view
-//! by construction, which is what makes a baseline an honest fallback: its move
+//! A `SeatView` borrows the game but answers only questions about the
+//! fireworks, the discards, every seat's hint knowledge and the other seats'
+//! cards: it never reads the seat's own card identities or the deck. A
+//! function of a `SeatView` is therefore a function of the seat's view by
+//! construction, which is what makes a baseline an honest fallback: its move
 //! cannot tell the seat anything about its own hand.
 //!
 //! Another seat's knowledge is inferred, not read: a holder's candidate sets
@@ -19,32 +20,22 @@
 //! viewer's cards it cannot name. For the viewer's own hand the same rule gives
 //! exactly the seat's own candidate sets.
 
-use super::knowledge::{self, bit, colour_mask, colour_of, rank0_of, rank_mask, CardId, Knowledge};
+use super::knowledge::{self, bit, colour_mask, colour_of, rank0_of, rank_mask, Knowledge};
 use super::knowledge::{Seen, Table};
-use super::{Hanabi, HanabiMove, MAX_HAND, MAX_SEATS};
-use crate::game::{Game, Seat};
+use super::{Card, Hanabi, HanabiMove, MAX_HAND};
+use crate::game::Seat;
 use std::cell::OnceCell;
 
-#[derive(Clone, Debug)]
-pub struct SeatView {
+pub struct SeatView<'a> {
+    /// Private: read only through the methods below, none of which reveals
+    /// `me`'s own cards or the deck.
+    g: &'a Hanabi,
     /// The seat whose sight this is.
     pub me: Seat,
-    pub seats: usize,
-    /// The seat to act.
-    pub mover: Seat,
-    pub hint_tokens: u8,
-    pub turn: u32,
-    fireworks: [u8; 5],
-    discarded: [u8; knowledge::NUM_IDS],
-    /// Card identities by seat and slot; the row of `me` is never filled.
-    ids: [[CardId; MAX_HAND]; MAX_SEATS],
-    know: [[Knowledge; MAX_HAND]; MAX_SEATS],
-    lens: [u8; MAX_SEATS],
     /// Derived on first use (the random baseline never needs them).
     derived: OnceCell<Derived>,
 }
 
-#[derive(Clone, Debug)]
 struct Derived {
     table: Table,
     /// The viewer's own candidate sets.
@@ -53,42 +44,23 @@ struct Derived {
     own_known: Seen,
 }
 
-impl SeatView {
-    pub fn of(g: &Hanabi, me: Seat) -> SeatView {
-        let mut v = SeatView {
+impl<'a> SeatView<'a> {
+    pub fn of(g: &'a Hanabi, me: Seat) -> SeatView<'a> {
+        SeatView {
+            g,
             me,
-            seats: g.seats(),
-            mover: g.mover(),
-            hint_tokens: g.hint_tokens(),
-            turn: g.turn(),
-            fireworks: *g.fireworks(),
-            discarded: *g.discarded(),
-            ids: [[0; MAX_HAND]; MAX_SEATS],
-            know: [[Knowledge::default(); MAX_HAND]; MAX_SEATS],
-            lens: [0; MAX_SEATS],
             derived: OnceCell::new(),
-        };
-        for s in 0..v.seats {
-            let hand = g.hand(s);
-            v.lens[s] = hand.len() as u8;
-            for (k, card) in hand.iter().enumerate() {
-                v.know[s][k] = card.know;
-                if s != me {
-                    v.ids[s][k] = card.id;
-                }
-            }
         }
-        v
     }
 
     fn derived(&self) -> &Derived {
         self.derived.get_or_init(|| {
-            let table = Table::new(&self.fireworks, &self.discarded);
+            let table = self.g.table();
             let mut own = [0u32; MAX_HAND];
-            let know = self.knowledge(self.me);
-            knowledge::candidates(self.seen_outside(self.me, table.gone), know, &mut own);
+            let (know, n) = self.knowledge(self.me);
+            knowledge::candidates(self.seen_outside(self.me, table.gone), &know[..n], &mut own);
             let mut own_known = Seen::default();
-            for &c in own[..know.len()].iter().filter(|c| c.is_power_of_two()) {
+            for &c in own[..n].iter().filter(|c| c.is_power_of_two()) {
                 own_known.add(c);
             }
             Derived {
@@ -99,6 +71,20 @@ impl SeatView {
         })
     }
 
+    pub fn seats(&self) -> usize {
+        self.g.seats()
+    }
+    /// The seat to act.
+    pub fn mover(&self) -> Seat {
+        self.g.mover()
+    }
+    pub fn hint_tokens(&self) -> u8 {
+        self.g.hint_tokens()
+    }
+    pub fn turn(&self) -> u32 {
+        self.g.turn()
+    }
+
     /// The table facts (fireworks and discards).
     pub fn table(&self) -> &Table {
         &self.derived().table
@@ -106,23 +92,23 @@ impl SeatView {
 
     /// Cards in `seat`'s hand (a public count).
     pub fn hand_len(&self, seat: Seat) -> usize {
-        self.lens[seat] as usize
+        self.g.hand(seat).len()
     }
 
-    /// The identities in another seat's hand, slot order.
-    pub fn cards(&self, seat: Seat) -> &[CardId] {
+    /// Another seat's hand face up (identities and hints), slot order.
+    pub fn cards(&self, seat: Seat) -> &'a [Card] {
         assert_ne!(seat, self.me, "a seat never sees its own cards");
-        &self.ids[seat][..self.hand_len(seat)]
+        self.g.hand(seat)
     }
 
     /// The hints `seat`'s cards have received, slot order (public).
-    pub fn knowledge(&self, seat: Seat) -> &[Knowledge] {
-        &self.know[seat][..self.hand_len(seat)]
+    pub fn knowledge(&self, seat: Seat) -> ([Knowledge; MAX_HAND], usize) {
+        self.g.knowledge_of(seat)
     }
 
     /// The seat `offset` places after the mover.
     pub fn after_mover(&self, offset: usize) -> Seat {
-        (self.mover + offset) % self.seats
+        (self.mover() + offset) % self.seats()
     }
 
     /// The copies `me` knows `holder` sees (outside `holder`'s hand): fireworks,
@@ -140,9 +126,9 @@ impl SeatView {
     /// `gone` plus the hands of every seat but `me` and `holder`.
     fn seen_outside(&self, holder: Seat, gone: Seen) -> Seen {
         let mut seen = gone;
-        for s in (0..self.seats).filter(|&s| s != self.me && s != holder) {
-            for &id in self.cards(s) {
-                seen.add(bit(id));
+        for s in (0..self.seats()).filter(|&s| s != self.me && s != holder) {
+            for c in self.cards(s) {
+                seen.add(bit(c.id));
             }
         }
         seen
@@ -150,26 +136,27 @@ impl SeatView {
 
     /// `holder`'s candidate sets as `me` can infer them (see the module doc), slot order.
     pub fn candidates(&self, holder: Seat) -> ([u32; MAX_HAND], usize) {
-        let n = self.hand_len(holder);
         if holder == self.me {
-            return (self.derived().own, n);
+            return (self.derived().own, self.hand_len(holder));
         }
+        let (know, n) = self.knowledge(holder);
         let mut out = [0u32; MAX_HAND];
-        knowledge::candidates(self.seen_with(holder), self.knowledge(holder), &mut out);
+        knowledge::candidates(self.seen_with(holder), &know[..n], &mut out);
         (out, n)
     }
 
     /// `holder`'s chop (0-based slot) from those candidate sets.
     pub fn chop(&self, holder: Seat) -> Option<usize> {
         let (cands, n) = self.candidates(holder);
-        knowledge::chop(self.table(), self.knowledge(holder), &cands[..n])
+        let (know, _) = self.knowledge(holder);
+        knowledge::chop(self.table(), &know[..n], &cands[..n])
     }
 
     /// The colours and the ranks (5-bit masks) present in another seat's hand:
     /// exactly the hints that may name it.
     pub fn nameable(&self, seat: Seat) -> (u8, u8) {
-        self.cards(seat).iter().fold((0, 0), |(c, r), &id| {
-            (c | 1 << colour_of(id), r | 1 << rank0_of(id))
+        self.cards(seat).iter().fold((0, 0), |(c, r), card| {
+            (c | 1 << colour_of(card.id), r | 1 << rank0_of(card.id))
         })
     }
 
@@ -183,17 +170,17 @@ impl SeatView {
         self.cards(target as usize)
             .iter()
             .enumerate()
-            .fold(0, |m, (k, &id)| m | (((bit(id) & named != 0) as u8) << k))
+            .fold(0, |m, (k, c)| m | (((bit(c.id) & named != 0) as u8) << k))
     }
 
     /// Every hint the mover may give (the mover's own view only): targets in
     /// turn order, colours then ranks, as `Hanabi::legal_moves` lists them.
     pub fn legal_hints(&self, out: &mut Vec<HanabiMove>) {
-        debug_assert_eq!(self.me, self.mover);
-        if self.hint_tokens == 0 {
+        debug_assert_eq!(self.me, self.mover());
+        if self.hint_tokens() == 0 {
             return;
         }
-        for off in 1..self.seats {
+        for off in 1..self.seats() {
             let target = self.after_mover(off);
             let (colours, ranks) = self.nameable(target);
             super::push_hints(out, target, colours, ranks);
@@ -203,8 +190,7 @@ impl SeatView {
 
 impl Hanabi {
     /// What `seat` sees (see `SeatView`).
-    pub fn seat_view(&self, seat: Seat) -> SeatView {
-        debug_assert!(seat < self.num_seats());
+    pub fn seat_view(&self, seat: Seat) -> SeatView<'_> {
         SeatView::of(self, seat)
     }
 }

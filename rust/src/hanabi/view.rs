@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 use super::knowledge::{
     self, bit, card_name, known_dead, known_playable, names, CardId, Knowledge, Seen, Table,
 };
-use super::{Effect, Hanabi, HanabiMove, LogEntry, MAX_FUSES, MAX_HINTS, MAX_TURNS};
+use super::{Card, Effect, Hanabi, HanabiMove, LogEntry, MAX_FUSES, MAX_HINTS, MAX_TURNS};
 use crate::game::{Game, Seat};
 
 fn fireworks(g: &Hanabi) -> Value {
@@ -212,16 +212,17 @@ fn revelation(g: &Hanabi, e: &LogEntry) -> Option<Value> {
     }))
 }
 
-/// A hand face up (`ids` in slot order), each card with `card_extra(slot)`.
+/// A hand face up, each card with `card_extra(slot)`.
 fn face_up(
-    ids: &[CardId],
+    hand: &[Card],
     table: &Table,
     card_extra: impl Fn(usize) -> Map<String, Value>,
 ) -> Value {
-    let cards: Vec<Value> = ids
+    let cards: Vec<Value> = hand
         .iter()
+        .map(|c| c.id)
         .enumerate()
-        .map(|(k, &id)| {
+        .map(|(k, id)| {
             let mut m = Map::new();
             m.insert("slot".into(), json!(k + 1));
             m.insert("card".into(), json!(card_name(id)));
@@ -241,8 +242,7 @@ pub(super) fn full(g: &Hanabi) -> Value {
     for seat in 0..g.seats() {
         let (know, n) = g.knowledge_of(seat);
         let f = facts(&table, &know[..n], g.seen_by(&table, seat));
-        let ids: Vec<CardId> = g.hand(seat).iter().map(|c| c.id).collect();
-        hands.push(face_up(&ids, &table, |k| {
+        hands.push(face_up(g.hand(seat), &table, |k| {
             let mut e = Map::new();
             e.insert("chop".into(), json!(f.chop == Some(k)));
             e.insert(
@@ -274,9 +274,10 @@ pub(super) fn for_seat(g: &Hanabi, seat: Seat) -> Value {
     m.insert("you".into(), json!(seat));
     let mut hands = Vec::new();
     let mut chops = Vec::new();
-    for s in 0..v.seats {
+    for s in 0..v.seats() {
         // The seat's own knowledge, or another seat's as the seat can infer it.
-        let f = facts(table, v.knowledge(s), v.seen_with(s));
+        let (know, n) = v.knowledge(s);
+        let f = facts(table, &know[..n], v.seen_with(s));
         if s == seat {
             hands.push(own_hand(table, &f));
         } else {

@@ -294,3 +294,20 @@ def test_episodes_still_being_written_are_listed_as_live(tmp_path):
     running.write_text("\n".join(lines[:4]) + "\n")  # header, welcomes, a ply: no results yet
     client = TestClient(create_app(tmp_path))
     assert client.get("/api/live").json() == {"live": ["replays/hex/running.jsonl"]}
+
+
+def test_recon_hex_5_is_labelled_and_its_revelations_are_in_the_feed(browser, server, replays):
+    """The episode page says recon-hex-5 is an original variant, and the feed shows each
+    ply's revelation records (a recon sense is revealed to the sensing seat only)."""
+    evs = events(replays / "recon-hex-5.jsonl")
+    first = next(e for e in evs if e["type"] == "ply")
+    record = first["revelations"][0]
+    assert record["what"] == "sense" and record["revealedTo"] == [first["seat"]]
+    page = browser.new_page()
+    page.goto(f"{server.url}/episode?path=recon-hex-5.jsonl&step=1")
+    page.wait_for_selector("#feed div.current")
+    assert "original variant (not a port of OpenSpiel rbc)" in page.inner_text("#title")
+    line = page.inner_text("#feed div.current .revelation")
+    stones = ", ".join(record["identity"]["stones"]) or "none"
+    assert line.strip().startswith(f"revealed to red: sense at {record['where']}: stones {stones}")
+    page.close()

@@ -5,13 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, simulate
 from .errors import CoworldError
 from .games import FAMILIES
+
+if TYPE_CHECKING:
+    from .league import LeagueConfig
 
 console = Console()
 
@@ -24,9 +30,16 @@ def _cmd_games(args: argparse.Namespace) -> int:
     table.add_column("family")
     table.add_column("seats", justify="right")
     table.add_column("baselines")
+    table.add_column("variant")
     for gid in GAMES:
         state = _core.State(gid, None, 1)
-        table.add_row(gid, FAMILIES[gid], str(state.num_seats), ", ".join(state.policy_names))
+        table.add_row(
+            gid,
+            FAMILIES[gid],
+            str(state.num_seats),
+            ", ".join(state.policy_names),
+            state.config.get("variant", ""),
+        )
     console.print(table)
     return 0
 
@@ -61,11 +74,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _run_league(config, backend="local", address=None, fresh=args.fresh)
 
 
-def _run_league(config, *, backend: str, address: str | None, fresh: bool) -> int:
+def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fresh: bool) -> int:
     from .league import LeagueRun
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy
 
+    for notice in config.notices:
+        console.print(f"[yellow]{escape(config.name)}: {escape(notice)}[/]")
     if any(isinstance(p, ClaudePolicy) for p in config.policies) and not has_credentials():
         console.print(
             "[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by each "
@@ -91,7 +106,7 @@ def _run_league(config, *, backend: str, address: str | None, fresh: bool) -> in
     return 0
 
 
-def _print_standings(database, league: str | None = None) -> None:
+def _print_standings(database: str | Path, league: str | None = None) -> None:
     from .league import LeagueDB, standings
     from .league.ranking import reliability
 
@@ -234,7 +249,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
             f"{episode.family.FALLBACK} baseline and recorded as origin 'fallback'.[/]"
         )
     names = ", ".join(f"{a} ({p.name})" for a, p in zip(episode.aliases, policies, strict=True))
-    console.print(f"[bold]{episode.state.resolved_game}[/] seed {episode.seed}: {names}")
+    variant = episode.state.config.get("variant")  # fog: its port, or "original variant (...)"
+    label = f" · {variant} ·" if variant else ""
+    console.print(f"[bold]{episode.state.resolved_game}[/]{label} seed {episode.seed}: {names}")
     import asyncio
 
     viewer = None

@@ -27,6 +27,7 @@ from . import _core
 from .errors import ConfigError, ReplyRejected
 from .games import family_module, game
 from .replay import FORMAT_VERSION, JsonLinesWriter
+from .sdk.canonical import canonical_json
 from .seats.claude import Answer, ClaudeClient, Usage, has_credentials
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
 from .seats.reply import Reply
@@ -42,10 +43,15 @@ class Clock:
     llm_timeout_seconds: float = 60.0
     worst_ply_seconds: float | None = None
     pace_seconds: float = 0.0
+    #: A scripted seat's (or a fallback's) worst ply before it has played one: a
+    #: baseline move in the core. Then the guard uses its slowest ply so far
+    #: (a searching baseline such as mcts can take longer).
+    scripted_ply_seconds: float = 0.1
 
     @property
     def worst_ply(self) -> float:
-        """Unless set: one call and its one retry, each up to the timeout, plus a second."""
+        """A Claude seat's worst ply. Unless set: one call and its one retry, each up
+        to the timeout, plus a second."""
         if self.worst_ply_seconds is not None:
             return self.worst_ply_seconds
         return 2 * self.llm_timeout_seconds + 1.0
@@ -55,6 +61,7 @@ class Clock:
             "playBudgetSeconds": self.play_budget_seconds,
             "llmTimeoutSeconds": self.llm_timeout_seconds,
             "worstPlySeconds": self.worst_ply,
+            "scriptedPlySeconds": self.scripted_ply_seconds,
             "paceSeconds": self.pace_seconds,
         }
 
@@ -114,6 +121,10 @@ class Episode:
         self.seat_transcripts = seat_transcripts and self.out is not None
         self._writers: dict[str, JsonLinesWriter] = {}
         self.events: list[dict[str, Any]] = []
+        self.moves = [0] * self.seats  # each seat's own move count: the only one it may know
+        self._last_seen: list[str | None] = [None] * self.seats
+        self._revealed = 0  # revelation records of the full view already on a ply event
+        self._slowest = [0.0] * self.seats  # each seat's slowest decision so far, seconds
 
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
@@ -124,12 +135,18 @@ class Episode:
             )
         names = self.state.policy_names
         for seat, p in enumerate(self.policies):
-            if isinstance(p, BaselinePolicy) and p.name not in names:
+            if not isinstance(p, BaselinePolicy):
+                continue
+            if p.base not in names:
                 raise ConfigError(
                     f"seat {seat}: {p.name!r} is neither a baseline of {self.state.resolved_game} "
                     f"({', '.join(names)}) nor a policy file (.toml or .md)",
                     "policy",
                 )
+            try:
+                self.state.check_baseline(p.name)
+            except ConfigError as err:
+                raise ConfigError(f"seat {seat}: {p.name!r}: {err}", err.field) from err
 
     # ---- events -------------------------------------------------------------
 
@@ -187,12 +204,21 @@ class Episode:
             "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
 
-    def _observe(self, seat: int, ply: int) -> None:
-        """Append `seat`'s redacted view to its public transcript."""
-        if f"seat{seat}" in self._writers:
-            self._writers[f"seat{seat}"].write(
-                {"type": "observation", "ply": ply, "view": self.reducer.view_for(self.state, seat)}
-            )
+    def _observe(self, seat: int) -> None:
+        """Append `seat`'s redacted view to its public transcript when it changed.
+
+        A ply that leaves the seat's view as it was (in fog, an opponent's
+        collision) leaves no record, and `step` is the seat's own move count: the
+        transcript must not count plies the seat cannot see. The last record is
+        the seat's own terminal view, never the full results."""
+        writer = self._writers.get(f"seat{seat}")
+        if writer is None:
+            return
+        view = self.reducer.view_for(self.state, seat)
+        seen = canonical_json(view)
+        if seen != self._last_seen[seat]:
+            self._last_seen[seat] = seen
+            writer.write({"type": "observation", "step": self.moves[seat], "view": view})
 
     # ---- the loop -----------------------------------------------------------
 
@@ -218,15 +244,19 @@ class Episode:
                     "view": self.reducer.view_for(self.state, welcomed),
                 }
             )
-            self._observe(welcomed, 0)
+            self._observe(welcomed)
         while not self.state.is_terminal:
             seat = self.state.active_seat
             assert seat is not None
-            if time.monotonic() + self.clock.worst_ply > deadline:  # step 2
+            if time.monotonic() + self._worst_ply(seat) > deadline:  # step 2
                 self.state = self.state.settle_deadline()
                 self._emit({"type": "deadline", "ply": self.state.plies})
+                for s in range(self.seats):
+                    self._observe(s)
                 break
+            began = time.monotonic()
             decision = await self._decide(seat)
+            self._slowest[seat] = max(self._slowest[seat], time.monotonic() - began)
             self._play(seat, decision)
             if self.clock.pace_seconds > 0:
                 await asyncio.sleep(self.clock.pace_seconds)
@@ -237,6 +267,14 @@ class Episode:
         self._emit({"type": "results", "results": results})
         return results
 
+    def _worst_ply(self, seat: int) -> float:
+        """The wall-clock guard's worst case for the seat about to move: a Claude
+        call (and its retry) only if this seat will make one."""
+        asks_claude = isinstance(self.policies[seat], ClaudePolicy) and self.claude_enabled
+        if asks_claude:
+            return self.clock.worst_ply
+        return max(self.clock.scripted_ply_seconds, self._slowest[seat])
+
     def _play(self, seat: int, decision: Decision) -> None:
         reply = decision.reply or Reply(move=decision.move)
         ply = self.state.plies
@@ -244,6 +282,7 @@ class Episode:
             self.state = self.state.with_guess(list(reply.guess))
         before = self.state
         self.state = self.state.apply(decision.move)
+        self.moves[seat] += 1
         if reply.notes:
             self.notes[seat] = reply.notes
         self.origins[seat][decision.origin] = self.origins[seat].get(decision.origin, 0) + 1
@@ -267,9 +306,19 @@ class Episode:
             "attempts": decision.calls or None,
             "view": self.reducer.view(self.state),
         }
+        event["revelations"] = self._new_revelations(event["view"])
         self._emit(event)
         for s in range(self.seats):
-            self._observe(s, ply + 1)
+            self._observe(s)
+
+    def _new_revelations(self, view: Any) -> list[Any]:
+        """The RFC-003 revelation records this ply added to the full view's list
+        (any family that keeps one), for the feed and the replay."""
+        records = view.get("revelations") if isinstance(view, Mapping) else None
+        if not isinstance(records, list):
+            return []
+        new, self._revealed = records[self._revealed :], len(records)
+        return new
 
     def _feed_line(self, before: Any, seat: int, move: str) -> str:
         """The spectator feed's line for this ply, in algebraic notation."""
@@ -358,11 +407,17 @@ class Episode:
         return answer, None, "", reply
 
     def _retry_text(self, reason: str) -> str:
-        legal = self.reducer.legal_moves(self.state)
-        shown = ", ".join(legal) if len(legal) <= 200 else ", ".join(legal[:200]) + ", ..."
+        """The one retry: the reason and the complete legal set (never truncated), in
+        the family's compact exact form when it has one (recon-hex-5: the cells, and
+        that any cell is an anchor, instead of every anchor+cell pair)."""
+        compact = getattr(self.family, "legal_text", None)
+        if compact:
+            shown = compact(self.state)
+        else:
+            shown = "Legal moves: " + ", ".join(self.reducer.legal_moves(self.state))
         return (
             f"Your reply could not be used: {reason}\n"
-            f"Legal moves: {shown}\n"
+            f"{shown}\n"
             "Reply again with exactly one JSON object, as the rules describe."
         )
 

@@ -5,6 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{CoreError, CoreResult};
+use crate::policy::{Act, Baseline};
 use crate::rng::Rng;
 
 pub type Seat = usize;
@@ -152,6 +153,14 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn active_seat(&self) -> Option<Seat>;
     /// Plies (decisions) applied so far.
     fn plies(&self) -> u32;
+    /// Which PRNG stream the coming decision's baseline draws from (with the
+    /// episode seed). Games where every seat sees every ply use `plies`; a game
+    /// whose ply count is hidden from the mover (fog: opponent collisions)
+    /// derives it from what the mover knows, so its baselines stay a function
+    /// of its view.
+    fn decision_stream(&self) -> u32 {
+        self.plies()
+    }
     fn outcome(&self) -> Option<&Outcome>;
 
     /// The active seat's legal moves, derived from what that seat may know.
@@ -185,13 +194,25 @@ pub trait Game: Clone + Send + Sync + 'static {
         Ok(())
     }
 
-    /// Names of the scripted baselines this game fields.
-    fn policy_names() -> &'static [&'static str];
-    /// A baseline by name: a pure function of the position (and, for its
-    /// tie-breaks, the decision's PRNG stream).
-    fn policy(name: &str) -> Option<Policy<Self>>;
+    /// The scripted baselines this game fields, each with its parameter keys
+    /// (see [`crate::policy`]): the one list names, lookups and the catalogue read.
+    fn baselines() -> &'static [Baseline<Self>];
 
     // ---- provided ----
+
+    /// Names of the scripted baselines this game fields.
+    fn policy_names() -> Vec<&'static str> {
+        crate::policy::names::<Self>()
+    }
+
+    /// A parameterless baseline by name: a pure function of the position (and,
+    /// for its tie-breaks, the decision's PRNG stream).
+    fn policy(name: &str) -> Option<Policy<Self>> {
+        Self::baselines().iter().find_map(|b| match b.act {
+            Act::Plain(f) if b.name == name => Some(f),
+            _ => None,
+        })
+    }
 
     fn is_terminal(&self) -> bool {
         self.outcome().is_some()

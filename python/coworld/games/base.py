@@ -43,12 +43,15 @@ class Reducer:
         """The state after `action` (a move string, or an RFC-003 `SubmittedAction`)."""
         if isinstance(action, SubmittedAction):
             if state.active_seat is not None and action.seat != state.active_seat:
+                # The refusal goes to the submitting seat: it names nothing of the
+                # active seat's legal set (in a hidden-information game that set
+                # is drawn from the active seat's private knowledge).
                 raise IllegalMove(
-                    f"seat {action.seat} submitted {action.action!r} but it is seat "
-                    f"{state.active_seat}'s turn; legal moves: {', '.join(state.legal_moves())}",
+                    f"seat {action.seat} submitted {action.action!r}: it is not your turn",
                     kind="illegal",
                     move=str(action.action),
-                    legal=state.legal_moves(),
+                    legal=[],
+                    reason="it is not your turn",
                 )
             action = action.action
         if not isinstance(action, str):

@@ -25,8 +25,9 @@ mod tests;
 use serde_json::Value;
 
 use crate::error::{CoreError, CoreResult};
-use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
+use crate::policy::Baseline;
 use cells::Cells;
 use history::History;
 
@@ -103,7 +104,7 @@ pub const VARIANTS: [Variant; 4] = [
         abrupt: true,
         sense: 3,
         max_plies: 50,
-        label: "an original variant, not a port of OpenSpiel rbc",
+        label: "original variant (not a port of OpenSpiel rbc)",
         original: true,
     },
 ];
@@ -162,6 +163,9 @@ pub struct FogState {
     /// The seat to move (a `u8` keeps the state small: the simulator moves it by value).
     mover: u8,
     plies: u32,
+    /// Each seat's own attempts so far: the only ply count a seat may know (in
+    /// the non-abrupt variants `plies` counts the opponent's collisions too).
+    attempts: [u8; 2],
     max_plies: u32,
     // Small counters keep the state small (the simulator moves it by value): at
     // most one probe per ply, at most one guess per cell per ply.
@@ -190,6 +194,7 @@ impl FogState {
             proven: [0; 2],
             mover: 0,
             plies: 0,
+            attempts: [0; 2],
             max_plies: v.max_plies,
             probes: [0; 2],
             guesses_made: [0; 2],
@@ -230,6 +235,10 @@ impl FogState {
     }
     pub fn max_plies(&self) -> u32 {
         self.max_plies
+    }
+    /// How many plies `seat` itself has played (its own attempt count).
+    pub fn attempts(&self, seat: Seat) -> u32 {
+        self.attempts[seat].into()
     }
     fn is_hex(&self) -> bool {
         self.v.mode == Mode::DarkHex
@@ -543,6 +552,11 @@ impl Game for FogState {
     fn plies(&self) -> u32 {
         self.plies
     }
+    /// The mover's own attempt count (and its seat), never the global ply: a
+    /// baseline's draw must not depend on how often the opponent collided.
+    fn decision_stream(&self) -> u32 {
+        2 * self.attempts[self.mover as usize] as u32 + self.mover as u32
+    }
     fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
     }
@@ -601,6 +615,7 @@ impl Game for FogState {
             guess,
         });
         self.plies += 1;
+        self.attempts[me] += 1;
         // 9. Win check, after a placement only: after a collision the cell is not
         // the mover's and `won_by` finds nothing, so it needs no guard.
         if let Some(ending) = self.won_by(me, cell) {
@@ -669,16 +684,12 @@ impl Game for FogState {
         Ok(())
     }
 
-    fn policy_names() -> &'static [&'static str] {
-        &["probe", "sweep", "random"]
-    }
-
-    fn policy(name: &str) -> Option<Policy<Self>> {
-        match name {
-            "probe" => Some(baselines::probe_policy),
-            "sweep" => Some(baselines::sweep_policy),
-            "random" => Some(baselines::random_policy),
-            _ => None,
-        }
+    fn baselines() -> &'static [Baseline<Self>] {
+        const TABLE: &[Baseline<FogState>] = &[
+            Baseline::plain("probe", baselines::probe_policy),
+            Baseline::plain("sweep", baselines::sweep_policy),
+            Baseline::plain("random", baselines::random_policy),
+        ];
+        TABLE
     }
 }

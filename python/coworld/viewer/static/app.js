@@ -35,7 +35,8 @@ function renderSeats() {
     box.append(d);
   });
   const game = state.header.resolvedGame;
-  $("#title").textContent = `${game}${state.header.game !== game ? " (rotate)" : ""} · seed ${state.header.config.seed}`;
+  const variant = state.header.config.variant;  // fog: its port, or "original variant (...)"
+  $("#title").textContent = `${game}${state.header.game !== game ? " (rotate)" : ""}${variant ? ` · ${variant}` : ""} · seed ${state.header.config.seed}`;
   document.title = `coworld · ${game}`;
   if (family(game) === "fog") {
     const t = $("#fog-toggle");
@@ -100,11 +101,29 @@ function feed() {
       o.textContent = `  [${p.origin}: ${p.cause}]`;
       d.append(o);
     }
+    for (const r of p.revelations || []) d.append(revelationLine(r));
     if (i === state.step - 1) d.className = "current";
     box.append(d);
   });
   const cur = box.querySelector(".current");
   if (cur) cur.scrollIntoView({ block: "nearest" });
+}
+
+// An RFC-003 revelation record of any family: what became known, where, to whom.
+function revelationText(value) {
+  if (value === null || value === undefined) return "";
+  if (typeof value !== "object") return String(value);
+  if (Array.isArray(value)) return value.map(revelationText).join(", ") || "none";
+  return Object.entries(value).map(([k, v]) => `${k} ${revelationText(v) || "none"}`).join("; ");
+}
+function revelationLine(r) {
+  const line = document.createElement("div");
+  line.className = "revelation";
+  const to = (r.revealedTo || []).map(seatName).join(", ");
+  const where = r.where === null || r.where === undefined ? "" : ` at ${revelationText(r.where)}`;
+  const identity = "identity" in r ? `: ${revelationText(r.identity)}` : "";
+  line.textContent = `  revealed to ${to}: ${r.what}${where}${identity}`;
+  return line;
 }
 
 function bubbles() {

@@ -177,6 +177,14 @@ impl Seen {
         self.ge[0] |= ids;
     }
 
+    /// Count every copy `other` counts (its k-th plane holds the k+1-th copies).
+    #[inline]
+    pub fn add_all(&mut self, other: &Seen) {
+        for &plane in &other.ge {
+            self.add(plane);
+        }
+    }
+
     /// Identities with every copy accounted for.
     #[inline]
     pub fn exhausted(&self) -> u32 {
@@ -369,6 +377,12 @@ mod tests {
         s.add(bit(id("red", 1)));
         assert_eq!(s.exhausted(), bit(id("red", 5)) | bit(id("red", 1)));
         assert_eq!(s.count(id("red", 1)), 3);
+        let mut t = Seen::default();
+        t.add(bit(id("red", 2)));
+        t.add_all(&s);
+        assert_eq!(t.count(id("red", 1)), 3);
+        assert_eq!(t.count(id("red", 2)), 1);
+        assert_eq!(t.exhausted(), bit(id("red", 5)) | bit(id("red", 1)));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod baselines;
 pub mod knowledge;
 pub mod reader;
+pub mod seat_view;
 pub mod tracker;
 mod view;
 
@@ -355,19 +356,24 @@ impl Hanabi {
                 colours |= 1 << colour_of(c.id);
                 ranks |= 1 << rank0_of(c.id);
             }
-            let t = target as u8;
-            out.extend(
-                (0..5u8)
-                    .filter(|c| colours & (1 << c) != 0)
-                    .map(|colour| HanabiMove::HintColour { target: t, colour }),
-            );
-            out.extend(
-                (0..5u8)
-                    .filter(|r| ranks & (1 << r) != 0)
-                    .map(|rank| HanabiMove::HintRank { target: t, rank }),
-            );
+            push_hints(out, target, colours, ranks);
         }
     }
+}
+
+/// The hints naming one of `colours`, then one of `ranks` (5-bit masks), to `target`.
+fn push_hints(out: &mut Vec<HanabiMove>, target: Seat, colours: u8, ranks: u8) {
+    let t = target as u8;
+    out.extend(
+        (0..5u8)
+            .filter(|c| colours & (1 << c) != 0)
+            .map(|colour| HanabiMove::HintColour { target: t, colour }),
+    );
+    out.extend(
+        (0..5u8)
+            .filter(|r| ranks & (1 << r) != 0)
+            .map(|rank| HanabiMove::HintRank { target: t, rank }),
+    );
 }
 
 /// The 50 cards in identity order (red 1 x3, red 2 x2, ...).

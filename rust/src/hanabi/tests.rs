@@ -892,3 +892,100 @@ fn reply_words_read_with_the_move_reader_vocabulary() {
         assert_eq!(read_word(kind, text).as_deref(), want, "{kind} {text:?}");
     }
 }
+
+// ---- baselines see what their seat sees (DESIGN.md) ----
+
+/// Positions the mover cannot tell apart (its own cards and the deck scrambled)
+/// get the same move from every baseline, with the same decision stream.
+#[test]
+fn every_baseline_is_a_function_of_the_movers_view() {
+    let mut rng = Rng::new(2026);
+    let mut checked = [0u32; 3];
+    let mut differs = Vec::new();
+    let policies: [(&str, Policy<Hanabi>); 3] = [
+        ("conventions", baselines::conventions),
+        ("cautious", baselines::cautious),
+        ("random", baselines::random),
+    ];
+    // Histories from every baseline, at 2-5 seats.
+    for (_, history) in policies {
+        each_state(1..100, history, |g| {
+            let Some(me) = g.active_seat() else { return };
+            for _ in 0..2 {
+                let h = scramble(g, me, &mut rng);
+                assert_eq!(g.view_for(me), h.view_for(me));
+                for (i, (name, policy)) in policies.iter().enumerate() {
+                    let a = policy(g, &mut Rng::for_decision(5, g.turn()));
+                    let b = policy(&h, &mut Rng::for_decision(5, g.turn()));
+                    if a != b && differs.len() < 5 {
+                        differs.push(format!(
+                            "{name}, {} seats, turn {}: {} with {:?}, {} with {:?}",
+                            g.seats(),
+                            g.turn(),
+                            g.move_name(a),
+                            hand_names(g, me),
+                            h.move_name(b),
+                            hand_names(&h, me),
+                        ));
+                    }
+                    checked[i] += 1;
+                }
+            }
+        });
+    }
+    assert!(differs.is_empty(), "{}", differs.join("\n"));
+    assert!(checked.iter().all(|&n| n > 10_000), "{checked:?}");
+}
+
+/// A seat's own candidate sets are its true ones; another seat's, as inferred,
+/// contain that seat's true ones (so an inferred knownPlayable truly is), and
+/// are sometimes strictly larger (the viewer cannot see its own cards).
+#[test]
+fn inferred_knowledge_contains_the_true_knowledge() {
+    let (mut pairs, mut wider) = (0, 0);
+    each_state(1..120, baselines::conventions, |g| {
+        let table = g.table();
+        for viewer in 0..g.seats() {
+            let v = g.seat_view(viewer);
+            for holder in 0..g.seats() {
+                let (truth, n) = g.candidates_of(&table, holder);
+                let (inferred, m) = v.candidates(holder);
+                assert_eq!(n, m);
+                for k in 0..n {
+                    if holder == viewer {
+                        assert_eq!(inferred[k], truth[k]);
+                    } else {
+                        assert_eq!(inferred[k] & truth[k], truth[k]);
+                        wider += (inferred[k] != truth[k]) as u32;
+                        pairs += 1;
+                    }
+                }
+            }
+        }
+    });
+    assert!(pairs > 10_000 && wider > 0, "{pairs} {wider}");
+}
+
+/// Seat 1 sees seat 0's red 1 and the two discarded ones, so it knows its
+/// hinted 1 is not red. Seat 0 can infer that only once it knows its own
+/// slot 1 is that red 1.
+#[test]
+fn the_viewer_counts_its_own_known_cards_among_what_others_see() {
+    let mut g = position(
+        &[
+            &["red 1", "red 2", "yellow 1", "green 5"],
+            &["blue 1", "white 3", "green 2", "yellow 2"],
+            &["green 1", "green 2", "white 1", "blue 4"],
+            &["white 2", "yellow 3", "blue 2", "red 5"],
+        ],
+        &[],
+    );
+    g.discarded[id("red 1") as usize] = 2;
+    set_knowledge(&mut g, 1, &[know(None, Some(1), &[], &[])]);
+    let truth = names(g.candidates_of(&g.table(), 1).0[0]);
+    assert_eq!(truth, ["yellow 1", "green 1", "blue 1", "white 1"]);
+    let inferred = |g: &Hanabi| names(g.seat_view(0).candidates(1).0[0]);
+    assert_eq!(inferred(&g)[0], "red 1", "seat 0 cannot see its own red 1");
+    set_knowledge(&mut g, 0, &[know(Some("red"), Some(1), &[], &[])]);
+    assert_eq!(inferred(&g), truth);
+}

@@ -2,18 +2,23 @@
 //! knowledge, the deck order); `for_seat` is RFC-003 `view_for`: the seat's own
 //! cards as knowledge only, the deck as a count, everything else public.
 //!
-//! What another seat knows is shown as its hints only. Its candidate sets and
-//! flags are derived from the cards IT sees, which include the viewer's own
-//! hand, so showing them would leak the viewer's cards. For the same reason
-//! another seat's chop is drawn, in `view_for`, from public information only
-//! (fireworks, discards and that seat's hint-pinned cards).
+//! `for_seat` is built from the seat's `SeatView` (plus the public history),
+//! the same input the baselines read, so it cannot show the seat's own cards.
+//! What another seat knows is shown as its hints only: its true candidate sets
+//! derive from the cards IT sees, which include the viewer's own hand, so
+//! showing them would leak the viewer's cards. Its chop is the one the viewer
+//! can infer (`SeatView::chop`), the one the baselines act on.
+//!
+//! Both views carry `revelations`: one RFC-003 record (the SDK's
+//! `create_information_revelation` shape) per card played or discarded, the
+//! moment a card becomes known to its holder, the one seat that could not see it.
 
 use serde_json::{json, Map, Value};
 
 use super::knowledge::{
     self, bit, card_name, known_dead, known_playable, names, CardId, Knowledge, Seen, Table,
 };
-use super::{Effect, Hanabi, HanabiMove, LogEntry, MAX_FUSES, MAX_HINTS, MAX_TURNS};
+use super::{Card, Effect, Hanabi, HanabiMove, LogEntry, MAX_FUSES, MAX_HINTS, MAX_TURNS};
 use crate::game::{Game, Seat};
 
 fn fireworks(g: &Hanabi) -> Value {
@@ -88,14 +93,13 @@ struct HolderFacts {
     chop: Option<usize>,
 }
 
-/// A seat's knowledge of its own hand from what `seen` says it sees.
-fn facts(g: &Hanabi, table: &Table, seat: Seat, seen: Seen) -> HolderFacts {
-    let know: Vec<Knowledge> = g.hand(seat).iter().map(|c| c.know).collect();
+/// A holder's knowledge of its own hand, given the copies `seen` says it sees.
+fn facts(table: &Table, know: &[Knowledge], seen: Seen) -> HolderFacts {
     let mut cands = vec![0u32; know.len()];
-    knowledge::candidates(seen, &know, &mut cands);
-    let chop = knowledge::chop(table, &know, &cands);
+    knowledge::candidates(seen, know, &mut cands);
+    let chop = knowledge::chop(table, know, &cands);
     HolderFacts {
-        know,
+        know: know.to_vec(),
         cands,
         seen,
         chop,
@@ -171,24 +175,58 @@ fn public(g: &Hanabi) -> Map<String, Value> {
         "log".into(),
         Value::Array(g.log().iter().map(|e| log_entry(g, e)).collect()),
     );
+    m.insert(
+        "revelations".into(),
+        Value::Array(g.log().iter().filter_map(|e| revelation(g, e)).collect()),
+    );
     m
 }
 
+/// The revelation record of a play or a discard: the card leaves its holder's
+/// hand (seen by every other seat) for the fireworks or the discard pile
+/// (public), so its holder learns it. `step` is the turn of the move.
+fn revelation(g: &Hanabi, e: &LogEntry) -> Option<Value> {
+    let (id, zone) = match e.effect {
+        Effect::Played(id) => (id, "fireworks"),
+        Effect::Misplayed(id) | Effect::Discarded(id) => (id, "discard"),
+        Effect::Hinted { .. } => return None,
+    };
+    let slot = match e.mv {
+        HanabiMove::Play(k) | HanabiMove::Discard(k) => k + 1,
+        _ => return None,
+    };
+    let holder = e.seat as usize;
+    let others: Vec<usize> = (0..g.seats()).filter(|&s| s != holder).collect();
+    Some(json!({
+        "kind": "revelation",
+        "what": "card",
+        "identity": card_name(id),
+        "where": {"seat": holder, "slot": slot},
+        "from": {
+            "zone": format!("hand:{holder}"),
+            "visibility": {"kind": "seats", "seats": others},
+        },
+        "to": {"zone": zone, "visibility": {"kind": "public"}},
+        "step": e.turn,
+        "revealedTo": [holder],
+    }))
+}
+
+/// A hand face up, each card with `card_extra(slot)`.
 fn face_up(
-    g: &Hanabi,
+    hand: &[Card],
     table: &Table,
-    seat: Seat,
     card_extra: impl Fn(usize) -> Map<String, Value>,
 ) -> Value {
-    let cards: Vec<Value> = g
-        .hand(seat)
+    let cards: Vec<Value> = hand
         .iter()
+        .map(|c| c.id)
         .enumerate()
-        .map(|(k, c)| {
+        .map(|(k, id)| {
             let mut m = Map::new();
             m.insert("slot".into(), json!(k + 1));
-            m.insert("card".into(), json!(card_name(c.id)));
-            m.insert("critical".into(), json!(table.critical & bit(c.id) != 0));
+            m.insert("card".into(), json!(card_name(id)));
+            m.insert("critical".into(), json!(table.critical & bit(id) != 0));
             m.append(&mut card_extra(k));
             Value::Object(m)
         })
@@ -202,8 +240,9 @@ pub(super) fn full(g: &Hanabi) -> Value {
     let mut hands = Vec::new();
     let mut chops = Vec::new();
     for seat in 0..g.seats() {
-        let f = facts(g, &table, seat, g.seen_by(&table, seat));
-        hands.push(face_up(g, &table, seat, |k| {
+        let (know, n) = g.knowledge_of(seat);
+        let f = facts(&table, &know[..n], g.seen_by(&table, seat));
+        hands.push(face_up(g.hand(seat), &table, |k| {
             let mut e = Map::new();
             e.insert("chop".into(), json!(f.chop == Some(k)));
             e.insert(
@@ -229,27 +268,27 @@ pub(super) fn full(g: &Hanabi) -> Value {
 }
 
 pub(super) fn for_seat(g: &Hanabi, seat: Seat) -> Value {
-    let table = g.table();
+    let v = g.seat_view(seat);
+    let table = v.table();
     let mut m = public(g);
     m.insert("you".into(), json!(seat));
     let mut hands = Vec::new();
     let mut chops = Vec::new();
-    for s in 0..g.seats() {
+    for s in 0..v.seats() {
+        // The seat's own knowledge, or another seat's as the seat can infer it.
+        let (know, n) = v.knowledge(s);
+        let f = facts(table, &know[..n], v.seen_with(s));
         if s == seat {
-            let f = facts(g, &table, s, g.seen_by(&table, s));
-            hands.push(own_hand(&table, &f));
-            chops.push(json!(f.chop.map(|k| k + 1)));
+            hands.push(own_hand(table, &f));
         } else {
-            // Public information only: what the viewer may know of this seat's knowledge.
-            let f = facts(g, &table, s, table.gone);
-            hands.push(face_up(g, &table, s, |k| {
+            hands.push(face_up(v.cards(s), table, |k| {
                 let mut e = Map::new();
                 e.insert("chop".into(), json!(f.chop == Some(k)));
                 e.insert("hints".into(), Value::Object(hints(&f.know[k])));
                 e
             }));
-            chops.push(json!(f.chop.map(|k| k + 1)));
         }
+        chops.push(json!(f.chop.map(|k| k + 1)));
     }
     m.insert("hands".into(), Value::Array(hands));
     m.insert("chop".into(), Value::Array(chops));

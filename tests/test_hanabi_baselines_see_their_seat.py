@@ -1,0 +1,173 @@
+"""Baselines see what their seat sees (DESIGN.md): every Hanabi baseline, and so
+every fallback move, is a function of the mover's `view_for`.
+
+Positions the mover cannot tell apart are built with the forced-deal `deck`
+setting and a replayed history: the mover's own cards and the undrawn deck are
+rearranged, a card moving into the mover's hand only where it answers every
+hint that slot heard exactly as the original card did (it matches the slot's
+positive hints and none of its negative ones), so the same moves replay to the
+same `view_for(mover)`. Every baseline must then play the same move.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import coworld
+
+COLOURS = ["red", "yellow", "green", "blue", "white"]
+COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}
+BASELINES = ("conventions", "cautious", "random")
+SEED = 1  # the decision stream (random's draws) is a function of the seed and the turn
+
+
+def shuffled_deck(rng: random.Random) -> list[str]:
+    deck = [f"{c} {r}" for c in COLOURS for r, n in COPIES.items() for _ in range(n)]
+    rng.shuffle(deck)
+    return deck
+
+
+def hand_size(seats: int) -> int:
+    return 5 if seats <= 3 else 4
+
+
+class History:
+    """A game from a forced deal, tracking which deck position each slot holds."""
+
+    def __init__(self, deck: list[str], seats: int) -> None:
+        self.deck, self.seats, self.moves = deck, seats, []
+        self.state = self._start(deck)
+        h = hand_size(seats)
+        # Each dealt card enters slot 1, so a hand lists its deck positions newest first.
+        self.slots = [list(reversed(range(s * h, (s + 1) * h))) for s in range(seats)]
+        self.next_draw = seats * h
+
+    def _start(self, deck: list[str]) -> Any:
+        return coworld.game({"game": "hanabi", "seats": self.seats, "deck": deck}).init(seed=SEED)
+
+    def apply(self, move: str) -> None:
+        seat, before = self.state.active_seat, self.state.view()["deckCount"]
+        self.state = self.state.apply(move)
+        self.moves.append(move)
+        verb, *rest = move.split()
+        if verb in ("play", "discard"):
+            self.slots[seat].pop(int(rest[0]) - 1)
+            if self.state.view()["deckCount"] < before:
+                self.slots[seat].insert(0, self.next_draw)
+                self.next_draw += 1
+
+    def replay(self, deck: list[str]) -> Any:
+        state = self._start(deck)
+        for move in self.moves:
+            state = state.apply(move)
+        return state
+
+
+def answers_like(card: str, knowledge: dict[str, Any]) -> bool:
+    """True when `card` answers every hint this slot heard as its own card did."""
+    colour, rank = card.split()[0], int(card.split()[1])
+    return (
+        knowledge["colour"] in (None, colour)
+        and knowledge["rank"] in (None, rank)
+        and colour not in knowledge["notColours"]
+        and rank not in knowledge["notRanks"]
+    )
+
+
+def indistinguishable_deal(h: History, rng: random.Random) -> list[str]:
+    """The deal with the mover's own cards and the undrawn deck rearranged by
+    random swaps that keep every slot consistent with the hints it heard."""
+    mover = h.state.active_seat
+    own = h.state.view_for(mover)["hands"][mover]
+    heard = {pos: own[k]["knowledge"] for k, pos in enumerate(h.slots[mover])}
+    pool = list(heard) + list(range(h.next_draw, len(h.deck)))
+    deck = list(h.deck)
+    for _ in range(4 * len(pool)):
+        p, q = rng.sample(pool, 2)
+        fits = all(
+            pos not in heard or answers_like(card, heard[pos])
+            for pos, card in ((p, deck[q]), (q, deck[p]))
+        )
+        if fits:
+            deck[p], deck[q] = deck[q], deck[p]
+    return deck
+
+
+def random_history(seats: int, rng: random.Random, turns: int) -> History:
+    """A forced deal played forward by a mix of baselines and uniform moves."""
+    h = History(shuffled_deck(rng), seats)
+    for _ in range(turns):
+        choice = rng.choice([*BASELINES, "uniform"])
+        legal = h.state.legal_moves()
+        move = rng.choice(legal) if choice == "uniform" else h.state.baseline_move(choice)
+        if h.state.apply(move).is_terminal:
+            break  # a position where someone still has to move
+        h.apply(move)
+    return h
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_every_baseline_is_a_function_of_the_movers_view(seats):
+    rng = random.Random(seats)
+    compared, hand_changed = 0, 0
+    for _ in range(40):
+        h = random_history(seats, rng, turns=rng.randrange(0, 70))
+        mover = h.state.active_seat
+        for _ in range(3):
+            deck = indistinguishable_deal(h, rng)
+            other = h.replay(deck)
+            assert other.view_for(mover) == h.state.view_for(mover)
+            hand_changed += other.view()["hands"][mover] != h.state.view()["hands"][mover]
+            for name in BASELINES:
+                moves = h.state.baseline_move(name), other.baseline_move(name)
+                assert moves[0] == moves[1], (name, h.moves, h.deck, deck)
+                compared += 1
+    assert compared == 40 * 3 * len(BASELINES)
+    assert hand_changed > compared / len(BASELINES) / 2, "the mover's own cards must change"
+
+
+# Issue 11's example, dealt by hand (4 seats; a hand lists slot 1 first, so the
+# last card dealt to a seat is its slot 1). Seat 0's slot 1 is a red 1 or a white 5.
+HANDS = [
+    ["red 1", "yellow 2", "blue 4", "green 3"],
+    ["red 1", "green 2", "blue 3", "yellow 4"],
+    ["red 1", "yellow 1", "green 4", "blue 2"],
+    ["white 4", "yellow 3", "red 3", "green 2"],
+]
+DRAWS = ["white 2", "white 3"]  # seat 1's and seat 2's replacements
+# Seat 0 hints seat 3, seat 1 plays its red 1, seat 2 discards its red 1, seat 3 hints seat 1.
+MOVES = ["hint 3 rank 4", "play 1", "discard 1", "hint 1 rank 3"]
+
+
+def issue_11_deals() -> tuple[list[str], list[str]]:
+    """Two deals seat 0 cannot tell apart after MOVES: its slot 1 holds the
+    third red 1, or the white 5 (the red 1 then waits in the deck)."""
+    dealt = [card for hand in HANDS for card in reversed(hand)] + DRAWS
+    rest = [f"{c} {r}" for c in COLOURS for r, n in COPIES.items() for _ in range(n)]
+    for card in dealt:
+        rest.remove(card)
+    red_one = dealt + rest
+    white_five = list(red_one)
+    five = white_five.index("white 5")
+    white_five[3], white_five[five] = white_five[five], white_five[3]
+    return red_one, white_five
+
+
+def test_the_issue_11_example_gets_one_move():
+    """Seat 2 sees the third red 1 only when seat 0 holds it, so only then would
+    a rank-1 hint tell seat 2 that its yellow 1 plays. Seat 0 cannot see which
+    deal it is in, so it must not hint on that ground: with nothing it can
+    prove playable for anyone, it discards its chop (rule 4) in both."""
+    states = []
+    for deck in issue_11_deals():
+        state = coworld.game({"game": "hanabi", "deck": deck}).init(seed=SEED)
+        for move in MOVES:
+            state = state.apply(move)
+        states.append(state)
+    assert states[0].view_for(0) == states[1].view_for(0)
+    assert [s.view()["hands"][0][0]["card"] for s in states] == ["red 1", "white 5"]
+    moves = [s.baseline_move("conventions") for s in states]
+    assert moves == ["discard 4", "discard 4"], moves

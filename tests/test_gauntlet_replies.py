@@ -17,7 +17,7 @@ from coworld.games import gauntlet
 from coworld.seats.jsonreply import extract_json_object
 from coworld.seats.reply import NOTES_LIMIT, SAY_LIMIT
 
-GAUNTLET = ("connect-four", "breakthrough", "hex", "quoridor")
+GAUNTLET = tuple(coworld.catalog()["rotate"]["rotation"])  # the four gauntlet games
 ALIASES = ["cog-1a2b", "cog-3c4d"]
 
 

@@ -11,9 +11,12 @@ pub mod kernels;
 pub mod registry;
 pub mod rng;
 pub mod simulate;
+pub mod vecenv;
 
 #[cfg(feature = "python")]
 mod python;
+#[cfg(feature = "python")]
+mod python_vecenv;
 
 pub use error::{CoreError, CoreResult, MoveFault};
 pub use game::{Ending, Game, Outcome, Seat};

@@ -15,7 +15,7 @@ $(PY):
 	$(PY) -m pip install --quiet "maturin>=1.16,<2"
 
 install: $(PY)  ## build the Rust core (release) into the virtualenv, with test extras
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dev --quiet
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dev,rl --quiet
 
 demo: install  ## run the main job on the built-in defaults
 	$(BIN)/coworld demo

@@ -13,8 +13,6 @@ from .vecenv import VecEnv
 __version__ = _core.__version__
 
 
-
-
 def __getattr__(name: str) -> object:
     # The RL adapters (extra `rl`) load on first use: `import coworld` never needs them.
     if name in ("pettingzoo", "gymnasium"):

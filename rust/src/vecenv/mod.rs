@@ -75,6 +75,8 @@ pub struct Envs<G: Tensor> {
     /// Envs in the batch (the slots are moved out while a step runs).
     n: usize,
     template: G,
+    /// `Tensor::reseeded` builds this batch's episodes exactly as the registry does.
+    direct: bool,
     slots: Vec<Slot<G>>,
     /// Per seat: `None` for a learner seat, else the baseline that plays it.
     opponents: Vec<Option<Policy<G>>>,
@@ -92,7 +94,11 @@ impl<G: Tensor> Envs<G> {
         opponents: &[Option<String>],
         threads: Option<usize>,
     ) -> CoreResult<Self> {
-        let template = Self::build(id, config, episode_seed(seed, 0))?;
+        let first = episode_seed(seed, 0);
+        let template = Self::build(id, config, first)?;
+        // A setting that pins the start (a forced Hanabi deal) makes the direct
+        // build differ from the registry's: then every episode goes through it.
+        let direct = template.reseeded(first).is_some_and(|g| g == template);
         let seats = template.num_seats();
         let opponents = resolve_opponents(&template, opponents, seats)?;
         let num_actions = template.num_actions();
@@ -119,6 +125,7 @@ impl<G: Tensor> Envs<G> {
             base_seed: seed,
             n,
             template,
+            direct,
             slots,
             opponents,
             num_actions,
@@ -135,6 +142,12 @@ impl<G: Tensor> Envs<G> {
     fn fresh(&self, seed: i64) -> G {
         if G::SEED_FREE_START {
             return self.template.clone();
+        }
+        if self.direct {
+            return self
+                .template
+                .reseeded(seed)
+                .expect("checked at construction");
         }
         Self::build(self.id, &self.config, seed).expect("the config was checked at construction")
     }
@@ -175,12 +188,11 @@ impl<G: Tensor> Envs<G> {
         slot.game.write_obs(seat, out.obs);
         out.mask.fill(false);
         slot.legal.fill(0);
-        slot.game.legal_moves_into(&mut slot.scratch);
-        for &mv in &slot.scratch {
-            let a = slot.game.action_of(mv);
+        let legal = &mut slot.legal;
+        slot.game.legal_ids(&mut slot.scratch, |a| {
             out.mask[a] = true;
-            slot.legal[a >> 6] |= 1 << (a & 63);
-        }
+            legal[a >> 6] |= 1 << (a & 63);
+        });
         *out.seat = seat as i64;
     }
 
@@ -225,7 +237,7 @@ impl<G: Tensor> Envs<G> {
     }
 
     /// Every env's slices of `b`, in env order.
-    fn outs<'a>(&self, b: &'a mut Buffers) -> Vec<Out<'a>> {
+    fn outs<'a>(&self, b: &'a mut Buffers) -> impl Iterator<Item = Out<'a>> {
         let seats = self.template.num_seats();
         b.obs
             .chunks_mut(self.obs_len)
@@ -250,7 +262,6 @@ impl<G: Tensor> Envs<G> {
                     }
                 },
             )
-            .collect()
     }
 
     /// Run `f` on every env with its slices, on the pool when there is one.
@@ -270,7 +281,7 @@ impl<G: Tensor> Envs<G> {
             Some(pool) => pool.install(|| {
                 slots
                     .par_iter_mut()
-                    .zip(outs)
+                    .zip(outs.collect::<Vec<_>>())
                     .enumerate()
                     .for_each(|(i, (slot, out))| f(this, slot, i, out));
             }),
@@ -521,9 +532,7 @@ pub fn encode(state: &State, seat: Seat) -> CoreResult<(Vec<usize>, Vec<f32>, Ve
         let mut obs = vec![0.0; shape.iter().product()];
         g.write_obs(seat, &mut obs);
         let mut mask = vec![false; g.num_actions()];
-        for mv in g.legal_moves() {
-            mask[g.action_of(mv)] = true;
-        }
+        g.legal_ids(&mut Vec::new(), |a| mask[a] = true);
         (shape, obs, mask)
     }
     Ok(crate::registry::dispatch!(&state.inner, g => of(g, seat)))

@@ -18,7 +18,7 @@ use crate::hanabi::{hand_size, Hanabi, HanabiMove, MAX_FUSES, MAX_HAND, MAX_HINT
 use crate::registry::AnyState;
 
 /// A game with a fixed action space and observation tensors.
-pub trait Tensor: Game {
+pub trait Tensor: Game + PartialEq {
     /// The game state inside a registry state, if it is this type.
     fn from_any(state: AnyState) -> Option<Self>;
     /// Size of the action space (fixed for a game id and its config).
@@ -31,13 +31,41 @@ pub trait Tensor: Game {
     fn obs_shape(&self) -> Vec<usize>;
     /// Write `seat`'s observation into `out` (every entry is written).
     fn write_obs(&self, seat: Seat, out: &mut [f32]);
+    /// A fresh episode on `seed` built directly, without the registry's config
+    /// (`None`: build it through the registry). Used only when it reproduces
+    /// the registry's state for the batch's first seed.
+    fn reseeded(&self, seed: i64) -> Option<Self> {
+        let _ = seed;
+        None
+    }
+    /// Call `f` with the id of every legal move of the seat to move (any order).
+    fn legal_ids(&self, scratch: &mut Vec<Self::Move>, mut f: impl FnMut(usize)) {
+        self.legal_moves_into(scratch);
+        for &mv in scratch.iter() {
+            f(self.action_of(mv));
+        }
+    }
 }
 
 /// Fill plane `p` (of `cells` entries) from the bits of `m`: 1.0 where set.
 #[inline]
 fn plane(out: &mut [f32], p: usize, cells: usize, m: u128) {
-    for (c, x) in out[p * cells..(p + 1) * cells].iter_mut().enumerate() {
-        *x = (m >> c & 1) as f32;
+    let plane = &mut out[p * cells..(p + 1) * cells];
+    plane.fill(0.0);
+    for_bits(m, |c| plane[c] = 1.0);
+}
+
+/// Call `f` with the index of every set bit of `m`, lowest first.
+#[inline]
+pub(crate) fn for_bits(m: u128, mut f: impl FnMut(usize)) {
+    let (mut lo, mut hi) = (m as u64, (m >> 64) as u64);
+    while lo != 0 {
+        f(lo.trailing_zeros() as usize);
+        lo &= lo - 1;
+    }
+    while hi != 0 {
+        f(64 + hi.trailing_zeros() as usize);
+        hi &= hi - 1;
     }
 }
 
@@ -79,23 +107,26 @@ impl Tensor for ConnectFour {
         let (files, ranks) = (connect_four::FILES, connect_four::RANKS);
         let cells = files * ranks;
         let discs = self.discs();
+        out[..2 * cells].fill(0.0);
         // The engine stores file-major with a spare bit per file; planes are rank-major.
-        let rank_major = |m: u64| -> u128 {
-            let mut out = 0u128;
-            for f in 0..files {
-                for r in 0..ranks {
-                    out |= ((m >> (f * (ranks + 1) + r) & 1) as u128) << (r * files + f);
+        for (p, m) in [discs[seat], discs[1 - seat]].into_iter().enumerate() {
+            for_bits(m as u128, |b| {
+                out[p * cells + (b % (ranks + 1)) * files + b / (ranks + 1)] = 1.0;
+            });
+        }
+        constant(out, 2, cells, seat as f32);
+    }
+    /// A file is open while its top cell is empty.
+    fn legal_ids(&self, _: &mut Vec<u8>, mut f: impl FnMut(usize)) {
+        if self.active_seat().is_some() {
+            let [a, b] = self.discs();
+            let ranks = connect_four::RANKS;
+            for file in 0..connect_four::FILES {
+                if (a | b) >> (file * (ranks + 1) + ranks - 1) & 1 == 0 {
+                    f(file);
                 }
             }
-            out
-        };
-        two_seat_board(
-            out,
-            cells,
-            rank_major(discs[seat]),
-            rank_major(discs[1 - seat]),
-            seat,
-        );
+        }
     }
 }
 
@@ -118,6 +149,13 @@ impl Tensor for Hex {
     }
     fn obs_shape(&self) -> Vec<usize> {
         vec![3, hex::SIZE, hex::SIZE]
+    }
+    fn legal_ids(&self, _: &mut Vec<u8>, f: impl FnMut(usize)) {
+        if self.active_seat().is_some() {
+            let s = self.stones();
+            let board = (1u128 << (hex::SIZE * hex::SIZE)) - 1;
+            for_bits(board & !s[0] & !s[1], f);
+        }
     }
     /// Planes [own, opponent, seat]; entry (rank, file).
     fn write_obs(&self, seat: Seat, out: &mut [f32]) {
@@ -266,6 +304,17 @@ impl Tensor for FogState {
     fn obs_shape(&self) -> Vec<usize> {
         vec![4, self.size(), self.size()]
     }
+    fn legal_ids(&self, _: &mut Vec<crate::fog::Attempt>, mut f: impl FnMut(usize)) {
+        let Some(seat) = self.active_seat() else {
+            return;
+        };
+        let cells = self.legal_attempts(seat);
+        if self.variant().sense == 0 {
+            return for_bits(cells, f);
+        }
+        let n2 = self.size() * self.size();
+        for_bits(self.legal_anchors(), |a| for_bits(cells, |c| f(a * n2 + c)));
+    }
     /// Planes [own stones, proven opponent stones, seen empty (sensing variants;
     /// still neither own nor proven), seat]: the seat's knowledge only.
     fn write_obs(&self, seat: Seat, out: &mut [f32]) {
@@ -307,17 +356,16 @@ impl Cursor<'_> {
         self.out[self.at] = x;
         self.at += 1;
     }
-    /// `n` entries, 1.0 where bit i of `m` is set.
+    /// `n` entries, 1.0 where bit i of `m` is set (the slice was zeroed).
     fn bits(&mut self, m: u32, n: usize) {
-        for i in 0..n {
-            self.put((m >> i & 1) as f32);
-        }
+        let at = self.at;
+        for_bits(m as u128, |i| self.out[at + i] = 1.0);
+        self.at += n;
     }
-    /// `n` entries, the first `k` of them 1.0.
+    /// `n` entries, the first `k` of them 1.0 (the slice was zeroed).
     fn thermometer(&mut self, k: usize, n: usize) {
-        for i in 0..n {
-            self.put(f32::from(i < k));
-        }
+        self.out[self.at..self.at + k.min(n)].fill(1.0);
+        self.at += n;
     }
 }
 
@@ -365,6 +413,9 @@ impl Tensor for Hanabi {
     }
     fn obs_shape(&self) -> Vec<usize> {
         vec![hanabi_len(self.seats())]
+    }
+    fn reseeded(&self, seed: i64) -> Option<Self> {
+        Some(Hanabi::new(self.seats(), seed))
     }
     /// Other seats' cards (the observer's own block stays zero: it never sees
     /// its cards), every card's public hints, the observer's candidate sets

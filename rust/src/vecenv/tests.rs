@@ -301,3 +301,23 @@ fn observation_lengths_match_their_shapes() {
         dispatch!(&s.inner, g => assert_eq!(g.obs_shape(), shape));
     }
 }
+
+#[test]
+fn hanabi_episodes_match_the_registry_with_and_without_a_forced_deal() {
+    let mut deck = crate::hanabi::full_deck();
+    crate::rng::Rng::new(8).shuffle(&mut deck);
+    for config in [
+        Value::Null,
+        json!({"deck": names(&deck)}),
+        json!({"seats": 3}),
+    ] {
+        let mut env = VecEnv::new("hanabi", &config, 2, 5, &[], Some(1)).unwrap();
+        let mut b = Owned::new(&env);
+        env.reset(&mut b.buffers()).unwrap();
+        // Env 1's first episode, rebuilt through the registry, observes the same.
+        let s = State::new("hanabi", &config, episode_seed(5, 1)).unwrap();
+        let (_, obs, mask) = encode(&s, 0).unwrap();
+        assert_eq!(&b.obs[obs.len()..], obs.as_slice(), "{config}");
+        assert_eq!(&b.mask[mask.len()..], mask.as_slice(), "{config}");
+    }
+}

@@ -213,23 +213,23 @@ def test_league_rows_match_the_batch_simulator(tmp_path):
 
 
 def test_resume_after_a_crash_loses_nothing_and_duplicates_nothing(tmp_path, monkeypatch):
-    import coworld.league.runner as runner
+    import coworld.league.work as work
 
-    real, calls = runner.run_chunk, {"n": 0}
+    real, calls = work.run_chunk, {"n": 0}
 
-    def crashing(*args):
+    def crashing(job):
         calls["n"] += 1
         if calls["n"] == 4:
             raise KeyboardInterrupt  # the user hits ^C mid-league
-        return real(*args)
+        return real(job)
 
-    monkeypatch.setattr(runner, "run_chunk", crashing)
+    monkeypatch.setattr(work, "run_chunk", crashing)
     config = league(tmp_path, episodes=500)
     with pytest.raises(KeyboardInterrupt):
         LeagueRun(config, progress=False, chunk=100).run()
     db = LeagueDB(config.database)
     assert len(db.episodes("t")) == 300  # three whole chunks, nothing half-written
-    monkeypatch.setattr(runner, "run_chunk", real)
+    monkeypatch.setattr(work, "run_chunk", real)
     report = LeagueRun(config, progress=False, chunk=100).run()
     assert report.played_now == 700 and report.episodes == 1000
     clean = LeagueRun(league(tmp_path / "clean", episodes=500), progress=False).run()
@@ -301,6 +301,11 @@ def test_rerunning_with_a_changed_prompt_is_refused(tmp_path):
         ({"budget": {"max_cost_usd": "lots"}}, "budget.max_cost_usd"),
         ({"budget": {"max_dollars": 3}}, "budget.max_dollars"),
         ({"hanabi": {"seats": 6}}, "hanabi.seats"),
+        ({"games": {"hanabi": {"seats": 6}}}, "games.hanabi.seats"),
+        ({"games": {"hanabi": {"players": 3}}}, "games.hanabi.players"),
+        ({"games": {"hex": {"seats": 3}}}, "games.hex.seats"),
+        ({"games": {"hex": 3}}, "games"),
+        ({"games": {"hanabi": {"seats": 3}}, "hanabi": {"seats": 3}}, "hanabi"),
         ({"colour": "red"}, "colour"),
     ],
 )
@@ -309,6 +314,28 @@ def test_bad_league_files_name_the_field(tmp_path, fields, field):
         config = league(tmp_path, **fields)
         build_schedule(config)
     assert err.value.field == field
+
+
+def test_per_game_settings_tables_and_the_deprecated_hanabi_table(tmp_path, capsys):
+    (tmp_path / "new.toml").write_text(
+        'name = "n"\npolicies = ["random"]\nepisodes = 2\nout = "o"\n'
+        "[games.hex]\n[games.hanabi]\nseats = 3\n"
+    )
+    new = load_league(tmp_path / "new.toml")
+    assert new.games == ("hex", "hanabi") and new.notices == ()
+    assert new.settings_for("hanabi") == {"seats": 3} and new.settings_for("hex") is None
+    assert {p.seats for p in build_schedule(new) if p.game == "hanabi"} == {("random",) * 3}
+    (tmp_path / "old.toml").write_text(
+        'name = "o"\ngames = ["hanabi"]\npolicies = ["random"]\nepisodes = 2\nout = "o"\n'
+        "[hanabi]\nseats = 5\n"
+    )
+    old = load_league(tmp_path / "old.toml")
+    assert old.settings_for("hanabi") == {"seats": 5}
+    assert len(old.notices) == 1 and "[games.hanabi]" in old.notices[0]
+    assert cli(["league", "run", str(tmp_path / "old.toml")]) == 0
+    assert "[hanabi] table is deprecated" in capsys.readouterr().out
+    # a league without a Hanabi table plays the default table size
+    assert league(tmp_path, games=["hanabi"]).settings_for("hanabi") == {"seats": 4}
 
 
 def test_missing_league_file_and_bad_toml(tmp_path):
@@ -392,8 +419,7 @@ def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, mo
         )
         report = LeagueRun(config, progress=False).run()
         assert report.budget_stopped
-        tokens, _ = LeagueDB(report.database).usage("t")
-        assert tokens >= 1500
+        assert LeagueDB(report.database).usage("t").tokens >= 1500
         assert 0 < report.episodes < 8  # stopped between episodes, nothing half-written
         assert len(mock.requests) > 0
         bigger = league(

@@ -167,3 +167,11 @@ def test_hanabi_opponents_play_inside_the_core():
             totals[0].append(rewards[i, 0])
             assert len(set(rewards[i])) == 1  # the shared score
     assert len(totals[0]) > 0
+
+
+def test_opponents_take_baseline_parameters():
+    env = coworld.VecEnv("hex", 4, seed=1, opponents=[None, "tactician?eps=0.3"], threads=1)
+    env.reset()
+    env.step(env.sample_legal())
+    with pytest.raises(coworld.ConfigError, match="depth"):
+        coworld.VecEnv("hex", 4, seed=1, opponents=[None, "tactician?depth=3"])

@@ -5,13 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, simulate
 from .errors import CoworldError
 from .games import FAMILIES
+
+if TYPE_CHECKING:
+    from .league import LeagueConfig
 
 console = Console()
 
@@ -61,11 +67,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _run_league(config, backend="local", address=None, fresh=args.fresh)
 
 
-def _run_league(config, *, backend: str, address: str | None, fresh: bool) -> int:
+def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fresh: bool) -> int:
     from .league import LeagueRun
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy
 
+    for notice in config.notices:
+        console.print(f"[yellow]{escape(config.name)}: {escape(notice)}[/]")
     if any(isinstance(p, ClaudePolicy) for p in config.policies) and not has_credentials():
         console.print(
             "[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by each "
@@ -91,7 +99,7 @@ def _run_league(config, *, backend: str, address: str | None, fresh: bool) -> in
     return 0
 
 
-def _print_standings(database, league: str | None = None) -> None:
+def _print_standings(database: str | Path, league: str | None = None) -> None:
     from .league import LeagueDB, standings
     from .league.ranking import reliability
 

@@ -124,12 +124,18 @@ class Episode:
             )
         names = self.state.policy_names
         for seat, p in enumerate(self.policies):
-            if isinstance(p, BaselinePolicy) and p.name not in names:
+            if not isinstance(p, BaselinePolicy):
+                continue
+            if p.base not in names:
                 raise ConfigError(
                     f"seat {seat}: {p.name!r} is neither a baseline of {self.state.resolved_game} "
                     f"({', '.join(names)}) nor a policy file (.toml or .md)",
                     "policy",
                 )
+            try:
+                self.state.check_baseline(p.name)
+            except ConfigError as err:
+                raise ConfigError(f"seat {seat}: {p.name!r}: {err}", err.field) from err
 
     # ---- events -------------------------------------------------------------
 

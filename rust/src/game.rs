@@ -5,6 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{CoreError, CoreResult};
+use crate::policy::{Act, Baseline};
 use crate::rng::Rng;
 
 pub type Seat = usize;
@@ -185,13 +186,25 @@ pub trait Game: Clone + Send + Sync + 'static {
         Ok(())
     }
 
-    /// Names of the scripted baselines this game fields.
-    fn policy_names() -> &'static [&'static str];
-    /// A baseline by name: a pure function of the position (and, for its
-    /// tie-breaks, the decision's PRNG stream).
-    fn policy(name: &str) -> Option<Policy<Self>>;
+    /// The scripted baselines this game fields, each with its parameter keys
+    /// (see [`crate::policy`]): the one list names, lookups and the catalogue read.
+    fn baselines() -> &'static [Baseline<Self>];
 
     // ---- provided ----
+
+    /// Names of the scripted baselines this game fields.
+    fn policy_names() -> Vec<&'static str> {
+        crate::policy::names::<Self>()
+    }
+
+    /// A parameterless baseline by name: a pure function of the position (and,
+    /// for its tie-breaks, the decision's PRNG stream).
+    fn policy(name: &str) -> Option<Policy<Self>> {
+        Self::baselines().iter().find_map(|b| match b.act {
+            Act::Plain(f) if b.name == name => Some(f),
+            _ => None,
+        })
+    }
 
     fn is_terminal(&self) -> bool {
         self.outcome().is_some()

@@ -8,6 +8,7 @@ pub mod game;
 pub mod gauntlet;
 pub mod hanabi;
 pub mod kernels;
+pub mod policy;
 pub mod registry;
 pub mod rng;
 pub mod simulate;

@@ -188,6 +188,10 @@ impl PyState {
     fn baseline_move(&self, name: &str) -> PyResult<String> {
         self.0.baseline_move(name).map_err(to_pyerr)
     }
+    /// Raise `ConfigError` unless `name` (parameters included) is a baseline here.
+    fn check_baseline(&self, name: &str) -> PyResult<()> {
+        self.0.check_baseline(name).map_err(to_pyerr)
+    }
 
     #[allow(clippy::type_complexity)]
     fn __reduce__<'py>(
@@ -292,6 +296,12 @@ fn aliases(seed: i64, seats: usize) -> Vec<String> {
     crate::rng::aliases(seed, seats)
 }
 
+/// The parameter keys of baseline `baseline` of `game`, `eps` first.
+#[pyfunction]
+fn baseline_param_keys(game: &str, baseline: &str) -> PyResult<Vec<&'static str>> {
+    crate::registry::baseline_param_keys(game, baseline).map_err(to_pyerr)
+}
+
 /// The seed of episode `index` of a batch started from `base` (what `simulate` uses).
 #[pyfunction]
 fn episode_seed(base: i64, index: u64) -> i64 {
@@ -309,6 +319,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(draw_seed, m)?)?;
     m.add_function(wrap_pyfunction!(aliases, m)?)?;
     m.add_function(wrap_pyfunction!(episode_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(baseline_param_keys, m)?)?;
     m.add("GAMES", GAMES.to_vec())?;
     m.add(
         "ENDINGS",

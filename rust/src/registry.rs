@@ -12,6 +12,7 @@ use crate::gauntlet::{
     Gauntlet,
 };
 use crate::hanabi::{self as hanabi_game, Hanabi};
+use crate::policy::Player;
 use crate::rng::{resolve_seed, Rng};
 
 /// Canonical ids, in the order `simulate` reports them in its `game` column.
@@ -280,19 +281,25 @@ impl State {
             _ => None,
         })
     }
-    pub fn policy_names(&self) -> &'static [&'static str] {
+    /// The baselines this game fields (names without parameters).
+    pub fn policy_names(&self) -> Vec<&'static str> {
         dispatch!(&self.inner, _g => policy_names_of(_g))
     }
-    /// The move the named baseline plays here; tie-breaks draw from this decision's stream.
+    /// The move the named baseline (parameters included, `mcts?sims=100`) plays
+    /// here; its random draws come from this decision's stream.
     pub fn baseline_move(&self, name: &str) -> CoreResult<String> {
         if self.is_terminal() {
             return Err(CoreError::illegal(name, "the game is over", vec![]));
         }
         let mut rng = Rng::for_decision(self.seed, self.plies());
         dispatch!(&self.inner, g => {
-            let policy = lookup_policy(g, name)?;
-            Ok(g.move_name(policy(g, &mut rng)))
+            let player = player_for(g, name)?;
+            Ok(g.move_name(player.choose(g, &mut rng)))
         })
+    }
+    /// Check a policy name (baseline and parameters) against this game.
+    pub fn check_baseline(&self, name: &str) -> CoreResult<()> {
+        dispatch!(&self.inner, g => player_for(g, name).map(|_| ()))
     }
 
     fn check_seat(&self, seat: Seat) -> CoreResult<()> {
@@ -307,21 +314,24 @@ impl State {
     }
 }
 
-fn policy_names_of<G: Game>(_g: &G) -> &'static [&'static str] {
+fn policy_names_of<G: Game>(_g: &G) -> Vec<&'static str> {
     G::policy_names()
 }
 
-/// A baseline by name for this game type, or a config error listing the names.
-pub fn lookup_policy<G: Game>(_g: &G, name: &str) -> CoreResult<crate::game::Policy<G>> {
-    G::policy(name).ok_or_else(|| {
-        CoreError::config(
-            "policy",
-            format!(
-                "{name:?} is not a baseline of this game; baselines: {}",
-                G::policy_names().join(", ")
-            ),
-        )
-    })
+/// A baseline with its parameters for this game type, or a config error naming
+/// the unknown baseline or the bad key.
+pub fn player_for<G: Game>(_g: &G, name: &str) -> CoreResult<Player<G>> {
+    Player::new(name)
+}
+
+/// The parameter keys baseline `base` of `game` takes, `eps` first: what the
+/// catalogue lists per baseline.
+pub fn baseline_param_keys(game: &str, base: &str) -> CoreResult<Vec<&'static str>> {
+    let state = State::new(game, &Value::Null, 1)?;
+    fn of<G: Game>(_g: &G, base: &str) -> CoreResult<Vec<&'static str>> {
+        crate::policy::keys::<G>(base)
+    }
+    dispatch!(&state.inner, g => of(g, base))
 }
 
 pub(crate) use dispatch;

@@ -11,8 +11,9 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::error::{CoreError, CoreResult};
-use crate::game::{Game, Policy};
-use crate::registry::{dispatch, lookup_policy, State, GAMES};
+use crate::game::Game;
+use crate::policy::{Decide, Player};
+use crate::registry::{dispatch, player_for, State, GAMES};
 use crate::rng::{episode_seed, Rng};
 
 /// One finished episode, flattened for numpy.
@@ -63,7 +64,7 @@ impl Batch {
             }
             dispatch!(&state.inner, g => {
                 for name in &self.policies {
-                    lookup_policy(g, name)?;
+                    player_for(g, name)?;
                 }
             });
         }
@@ -96,7 +97,7 @@ impl Batch {
         let policies = self
             .policies
             .iter()
-            .map(|n| lookup_policy(fresh, n))
+            .map(|n| Player::new(n))
             .collect::<CoreResult<Vec<_>>>()?;
         let game = game_index(fresh.id());
         Ok(pool.install(|| {
@@ -116,7 +117,7 @@ impl Batch {
             let policies = self
                 .policies
                 .iter()
-                .map(|n| lookup_policy(&g, n))
+                .map(|n| player_for(&g, n))
                 .collect::<CoreResult<Vec<_>>>()?;
             Ok(play_out(g, &policies, seed, game))
         })
@@ -156,10 +157,15 @@ pub(crate) fn pool(threads: usize) -> CoreResult<Arc<rayon::ThreadPool>> {
 }
 
 /// Play one episode to its end with one baseline per seat.
-pub fn play_out<G: Game>(mut g: G, policies: &[Policy<G>], seed: i64, game: u8) -> EpisodeRecord {
+pub fn play_out<G: Game, P: Decide<G>>(
+    mut g: G,
+    policies: &[P],
+    seed: i64,
+    game: u8,
+) -> EpisodeRecord {
     while let Some(seat) = g.active_seat() {
         let mut rng = Rng::for_decision(seed, g.plies());
-        let mv = policies[seat](&g, &mut rng);
+        let mv = policies[seat].decide(&g, &mut rng);
         g.apply(mv);
     }
     let o = g.outcome().expect("a game with no active seat is settled");

@@ -1,7 +1,10 @@
 """League files (TOML): what to play, who plays it, how much, and the limits.
 
 name = "nightly"
-games = ["connect-four", "hex", "hanabi"]      # or "all"
+games = ["connect-four", "hex", "hanabi"]      # or "all", or one table per game:
+                                               #   [games.hex]
+                                               #   [games.hanabi]
+                                               #   seats = 4    # the game's settings
 policies = ["tactician", "random", "prompts/careful.md"]
 episodes = 200          # per pairing (ordered pair or Hanabi table) per game
 seed = 1                # base seed; both orders of a pairing share every seed
@@ -14,9 +17,6 @@ out = "runs/nightly"    # database, replays, standings (relative to this file)
 max_tokens = 2_000_000
 max_cost_usd = 25.0
 
-[hanabi]
-seats = 4               # 2..5
-
 [clock]                 # Claude episodes (DESIGN.md / the fog spec's clocks)
 play_budget_seconds = 900
 llm_timeout_seconds = 60
@@ -26,6 +26,7 @@ pace_seconds = 0
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,11 @@ from typing import Any
 from .. import GAMES
 from ..episode import Clock
 from ..errors import ConfigError
+from ..games import game as game_reducer
 from ..seats.policy import Policy, load_policy
+
+#: Settings every league plays a game with unless its table says otherwise.
+DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {"hanabi": {"seats": 4}}
 
 TOP_LEVEL = {
     "name",
@@ -64,12 +69,24 @@ class LeagueConfig:
     out: Path = Path("runs/league")
     max_tokens: int | None = None
     max_cost_usd: float | None = None
-    hanabi_seats: int = 4
+    #: Per-game settings as the core takes them (`{"hanabi": {"seats": 4}}`).
+    settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     clock: Clock = field(default_factory=Clock)
+    #: Messages for the operator found while reading the file (deprecated forms).
+    notices: tuple[str, ...] = ()
 
     @property
     def database(self) -> Path:
         return self.out / "league.db"
+
+    def settings_for(self, game: str) -> dict[str, Any] | None:
+        """The settings a game's episodes are played with (Hanabi: always its seats)."""
+        settings = {**DEFAULT_SETTINGS.get(game, {}), **self.settings.get(game, {})}
+        return settings or None
+
+    @property
+    def hanabi_seats(self) -> int:
+        return int((self.settings_for("hanabi") or {})["seats"])
 
     def describe(self) -> dict[str, Any]:
         """The config as stored with the league (policy files by name and digest)."""
@@ -79,7 +96,7 @@ class LeagueConfig:
             "policies": {p.name: p.digest for p in self.policies},
             "episodes": self.episodes,
             "seed": self.seed,
-            "hanabiSeats": self.hanabi_seats,
+            "settings": {g: self.settings_for(g) for g in self.games if self.settings_for(g)},
             "clock": self.clock.as_config(),
         }
 
@@ -103,11 +120,22 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
                 f"unknown league field {key!r}; fields: {', '.join(sorted(TOP_LEVEL))}", key
             )
     name = _get(raw, "name", str, required=True)
-    games = _games(raw.get("games"))
+    games, settings = _games(raw.get("games"))
+    notices: list[str] = []
+    if "hanabi" in raw:
+        hanabi = _table(raw, "hanabi", {"seats"})
+        if "hanabi" in settings:
+            raise ConfigError("`hanabi`: give Hanabi's settings once, in [games.hanabi]", "hanabi")
+        if "seats" in hanabi:
+            _int(hanabi, "seats", 2, 5, prefix="hanabi.")
+        settings["hanabi"] = _checked_settings("hanabi", hanabi, "hanabi.")
+        notices.append(
+            "the [hanabi] table is deprecated: list the game as [games.hanabi] "
+            "with `seats = N` under it"
+        )
     policies = _policies(raw.get("policies"), base_dir)
     episodes = _int(raw, "episodes", 1, 10_000_000, required=True)
     budget = _table(raw, "budget", {"max_tokens", "max_cost_usd"})
-    hanabi = _table(raw, "hanabi", {"seats"})
     clock_raw = _table(
         raw,
         "clock",
@@ -130,8 +158,9 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         max_cost_usd=_number(budget, "max_cost_usd", "budget.")
         if "max_cost_usd" in budget
         else None,
-        hanabi_seats=_int(hanabi, "seats", 2, 5, prefix="hanabi.") if "seats" in hanabi else 4,
+        settings=settings,
         clock=Clock(**{k: _number(clock_raw, k, "clock.") for k in clock_raw}),
+        notices=tuple(notices),
     )
 
 
@@ -180,17 +209,41 @@ def _table(raw: dict[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:
     return table
 
 
-def _games(value: Any) -> tuple[str, ...]:
+def _games(value: Any) -> tuple[tuple[str, ...], dict[str, dict[str, Any]]]:
+    """The games and their settings: a list of ids, "all", or a table per game."""
     if value == "all":
-        return tuple(GAMES)
+        return tuple(GAMES), {}
+    if isinstance(value, dict) and value:
+        for g, settings in value.items():
+            _known_game(g)
+            if not isinstance(settings, dict):
+                raise ConfigError(f"`games.{g}` must be a table of the game's settings", "games")
+        return tuple(value), {
+            g: _checked_settings(g, s, f"games.{g}.") for g, s in value.items() if s
+        }
     if not isinstance(value, list) or not value or not all(isinstance(g, str) for g in value):
-        raise ConfigError('`games` must be a non-empty list of game ids (or "all")', "games")
+        raise ConfigError(
+            '`games` must be a non-empty list of game ids, "all", or a [games.ID] table per game',
+            "games",
+        )
     for g in value:
-        if g not in GAMES:
-            raise ConfigError(
-                f"`games`: unknown game {g!r}; known games: {', '.join(GAMES)}", "games"
-            )
-    return tuple(dict.fromkeys(value))
+        _known_game(g)
+    return tuple(dict.fromkeys(value)), {}
+
+
+def _known_game(g: str) -> None:
+    if g not in GAMES:
+        raise ConfigError(f"`games`: unknown game {g!r}; known games: {', '.join(GAMES)}", "games")
+
+
+def _checked_settings(game: str, settings: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """The settings, checked by the core now (a mistake names its field)."""
+    try:
+        game_reducer({"game": game, **settings})
+    except ConfigError as err:
+        key = err.field if err.field in settings else next(iter(settings), "")
+        raise ConfigError(f"`{prefix.rstrip('.')}`: {err}", prefix + key) from err
+    return dict(settings)
 
 
 def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:

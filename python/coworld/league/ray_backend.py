@@ -4,12 +4,13 @@ as the local backend. Ray is an optional extra (`pip install coworld[cluster]`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigError
-from .runner import play_episode, run_chunk
 from .storage import Chunk, EpisodeRow
+from .work import ChunkJob, EpisodeJob, play_episode, run_chunk
 
 
 class RayBackend:
@@ -28,18 +29,16 @@ class RayBackend:
         self._chunk: Any = ray.remote(num_cpus=self.threads)(run_chunk)
         self._episode: Any = ray.remote(num_cpus=1)(play_episode)
 
-    def map_chunks(self, jobs: list[tuple[Any, ...]]) -> Iterator[Chunk]:
-        pending = [self._chunk.remote(*job[:6], self.threads, job[7]) for job in jobs]
+    def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
+        pending = [self._chunk.remote(replace(job, threads=self.threads)) for job in jobs]
         while pending:
             done, pending = self.ray.wait(pending, num_returns=1)
             yield self.ray.get(done[0])
 
-    def map_episodes(
-        self, jobs: Iterator[tuple[Any, ...]], concurrency: int
-    ) -> Iterator[EpisodeRow]:
+    def map_episodes(self, jobs: Iterable[EpisodeJob], concurrency: int) -> Iterator[EpisodeRow]:
         pending: list[Any] = []
         for job in jobs:
-            pending.append(self._episode.remote(*job))
+            pending.append(self._episode.remote(job))
             if len(pending) >= concurrency:
                 done, pending = self.ray.wait(pending, num_returns=1)
                 yield self.ray.get(done[0])

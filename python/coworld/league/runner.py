@@ -4,123 +4,26 @@ path, on the local machine or fanned out over Ray."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ..episode import Clock, Episode
-from ..seats.policy import BaselinePolicy, Policy
-from ..simulate import simulate
+from ..seats.policy import BaselinePolicy
+from .backend import make_backend
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
-from .storage import Chunk, EpisodeRow, LeagueDB, now
+from .storage import LeagueDB
+from .work import ChunkJob, EpisodeJob, play_episode
 
 #: Scripted episodes per stored batch: the most a kill can lose (resume redoes it).
 #: COWORLD_LEAGUE_CHUNK overrides it (smaller: finer progress and resume; larger: less overhead).
 CHUNK = int(os.environ.get("COWORLD_LEAGUE_CHUNK", "10000"))
-
-
-def settings_for(game: str, config: LeagueConfig) -> dict[str, Any] | None:
-    return {"seats": config.hanabi_seats} if game == "hanabi" else None
-
-
-def run_chunk(
-    game: str,
-    seats: tuple[str, ...],
-    base_seed: int,
-    start: int,
-    count: int,
-    settings: dict[str, Any] | None,
-    threads: int | None,
-    pairing: str,
-) -> Chunk:
-    """Episodes start..start+count of a scripted pairing, as columns (local or on Ray)."""
-    r = simulate(game, list(seats), count, base_seed, threads, settings, start=start)
-    return Chunk(
-        pairing=pairing,
-        game=game,
-        seats=seats,
-        start=start,
-        seed=r.seeds,
-        score=r.score,
-        plies=r.plies,
-        ending=r.ending,
-        played=r.played,
-    )
-
-
-def play_episode(
-    game: str,
-    policies: list[Policy],
-    seed: int,
-    clock: Clock,
-    settings: dict[str, Any] | None,
-    out: str | None,
-    pairing: str,
-    idx: int,
-) -> EpisodeRow:
-    """One episode through the async runner, as a row (runs anywhere: local or Ray)."""
-    spec = {"game": game, **(settings or {})}
-    started = now()
-    results = asyncio.run(Episode(spec, policies, seed=seed, clock=clock, out=out).run())
-    return row_from_results(
-        results, game, pairing, idx, seed, tuple(p.name for p in policies), out, started
-    )
-
-
-def row_from_results(
-    results: dict[str, Any],
-    game: str,
-    pairing: str,
-    idx: int,
-    seed: int,
-    seats: tuple[str, ...],
-    replay: str | None,
-    started: str,
-) -> EpisodeRow:
-    usage = results.get("usage") or [{} for _ in seats]
-    decisions = []
-    for d, u in zip(results.get("decisions") or [{} for _ in seats], usage, strict=True):
-        tokens = sum(
-            u.get(k, 0)
-            for k in (
-                "input_tokens",
-                "output_tokens",
-                "cache_creation_input_tokens",
-                "cache_read_input_tokens",
-            )
-        )
-        decisions.append({**d, "tokens": tokens, "cost_usd": u.get("cost_usd", 0.0)})
-    return EpisodeRow(
-        pairing=pairing,
-        idx=idx,
-        game=game,
-        played=results.get("game", game),
-        seed=seed,
-        seats=seats,
-        score=tuple(float(x) for x in results["score"]),
-        reason=results["reason"],
-        ending=results["ending"],
-        plies=results["plies"],
-        replay=replay,
-        input_tokens=sum(u.get("input_tokens", 0) for u in usage),
-        output_tokens=sum(u.get("output_tokens", 0) for u in usage),
-        cache_tokens=sum(
-            u.get("cache_creation_input_tokens", 0) + u.get("cache_read_input_tokens", 0)
-            for u in usage
-        ),
-        cost_usd=sum(u.get("cost_usd", 0.0) for u in usage),
-        decisions=tuple(decisions),
-        started=started,
-        finished=now(),
-    )
 
 
 def missing_ranges(done: set[int], total: int, chunk: int) -> Iterator[tuple[int, int]]:
@@ -135,6 +38,10 @@ def missing_ranges(done: set[int], total: int, chunk: int) -> Iterator[tuple[int
             j += 1
         yield i, j - i
         i = j
+
+
+#: The progress callback: (episodes, tokens, cost) just finished.
+Advance = Callable[[int, int, float], None]
 
 
 @dataclass
@@ -163,7 +70,7 @@ class LeagueRun:
         chunk: int = CHUNK,
     ) -> None:
         self.config = config
-        self.backend = _make_backend(backend, address, config.threads)
+        self.backend = make_backend(backend, address, config.threads)
         self.fresh = fresh
         self.console = console or Console()
         self.show_progress = progress
@@ -207,11 +114,11 @@ class LeagueRun:
 
     # ---- progress -----------------------------------------------------------
 
-    def _progress(self, total: int, already: int):  # noqa: ANN202 (context manager)
+    def _progress(self, total: int, already: int) -> AbstractContextManager[Advance]:
         run = self
 
         class _Ctx:
-            def __enter__(self) -> Callable[[int, int, float], None]:
+            def __enter__(self) -> Advance:
                 self.progress = Progress(
                     TextColumn("[bold]{task.description}"),
                     BarColumn(),
@@ -256,24 +163,23 @@ class LeagueRun:
     # ---- scripted -----------------------------------------------------------
 
     def _run_scripted(self, db: LeagueDB, advance: Callable[..., None]) -> int:
-        jobs = []
-        for p in self.schedule:
-            if not self.is_scripted(p):
-                continue
-            done = db.done(self.config.name, p.key)
-            for start, count in missing_ranges(done, p.episodes, self.chunk):
-                jobs.append(
-                    (
-                        p.game,
-                        p.seats,
-                        p.base_seed,
-                        start,
-                        count,
-                        settings_for(p.game, self.config),
-                        self.config.threads,
-                        p.key,
-                    )
-                )
+        jobs = [
+            ChunkJob(
+                p.key,
+                p.game,
+                p.seats,
+                p.base_seed,
+                start,
+                count,
+                self.config.settings_for(p.game),
+                self.config.threads,
+            )
+            for p in self.schedule
+            if self.is_scripted(p)
+            for start, count in missing_ranges(
+                db.done(self.config.name, p.key), p.episodes, self.chunk
+            )
+        ]
         played = 0
         for chunk in self.backend.map_chunks(jobs):
             played += db.add_chunk(self.config.name, chunk)
@@ -296,14 +202,16 @@ class LeagueRun:
                     continue
                 out = self._replay_path(p, idx)
                 row = play_episode(
-                    p.game,
-                    [self.policies[n] for n in p.seats],
-                    int(chunk.seed[idx]),
-                    self.config.clock,
-                    settings_for(p.game, self.config),
-                    str(out),
-                    p.key,
-                    idx,
+                    EpisodeJob(
+                        p.key,
+                        idx,
+                        p.game,
+                        tuple(self.policies[n] for n in p.seats),
+                        int(chunk.seed[idx]),
+                        self.config.clock,
+                        self.config.settings_for(p.game),
+                        str(out),
+                    )
                 )
                 if row.score != tuple(float(x) for x in chunk.score[idx]) or row.plies != int(
                     chunk.plies[idx]
@@ -322,10 +230,10 @@ class LeagueRun:
     # ---- Claude -------------------------------------------------------------
 
     def _over_budget(self, db: LeagueDB) -> bool:
-        tokens, cost = db.usage(self.config.name)
+        spent = db.usage(self.config.name)
         c = self.config
-        return (c.max_tokens is not None and tokens >= c.max_tokens) or (
-            c.max_cost_usd is not None and cost >= c.max_cost_usd
+        return (c.max_tokens is not None and spent.tokens >= c.max_tokens) or (
+            c.max_cost_usd is not None and spent.cost_usd >= c.max_cost_usd
         )
 
     def _run_claude(self, db: LeagueDB, advance: Callable[..., None]) -> int:
@@ -339,65 +247,28 @@ class LeagueRun:
             return 0
         played = 0
 
-        def jobs() -> Iterator[tuple[Any, ...]]:
+        def jobs() -> Iterator[EpisodeJob]:
             for p, idx in todo:
                 if self._over_budget(db):
                     self.budget_stopped = True
                     return
-                yield (
-                    p.game,
-                    [self.policies[n] for n in p.seats],
-                    p.seed(idx),
-                    self.config.clock,
-                    settings_for(p.game, self.config),
-                    str(self._replay_path(p, idx)),
+                yield EpisodeJob(
                     p.key,
                     idx,
+                    p.game,
+                    tuple(self.policies[n] for n in p.seats),
+                    p.seed(idx),
+                    self.config.clock,
+                    self.config.settings_for(p.game),
+                    str(self._replay_path(p, idx)),
                 )
 
         for row in self.backend.map_episodes(jobs(), self.config.concurrency):
             played += db.add(self.config.name, [row])
-            advance(1, row.input_tokens + row.output_tokens + row.cache_tokens, row.cost_usd)
+            advance(1, row.usage.tokens, row.usage.cost_usd)
         if self._over_budget(db) and played < len(todo):
             self.budget_stopped = True
         return played
 
 
-class LocalBackend:
-    """Chunks run one after another (each uses every thread); Claude episodes run as
-    threads, `concurrency` at a time, each with its own event loop."""
-
-    def map_chunks(self, jobs: list[tuple[Any, ...]]) -> Iterator[Chunk]:
-        for job in jobs:
-            yield run_chunk(*job)
-
-    def map_episodes(
-        self, jobs: Iterator[tuple[Any, ...]], concurrency: int
-    ) -> Iterator[EpisodeRow]:
-        from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-
-        with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            pending: set[Any] = set()
-            for job in jobs:
-                pending.add(pool.submit(play_episode, *job))
-                if len(pending) >= concurrency:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        yield f.result()
-            for f in pending:
-                yield f.result()
-
-
-def _make_backend(name: str, address: str | None, threads: int | None) -> Any:
-    if name == "local":
-        return LocalBackend()
-    if name == "ray":
-        from .ray_backend import RayBackend
-
-        return RayBackend(address=address, threads=threads)
-    from ..errors import ConfigError
-
-    raise ConfigError(f"unknown backend {name!r}; backends: local, ray", "backend")
-
-
-__all__ = ["LeagueReport", "LeagueRun", "missing_ranges", "run_chunk"]
+__all__ = ["LeagueReport", "LeagueRun", "missing_ranges"]

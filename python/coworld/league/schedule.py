@@ -42,13 +42,16 @@ def fielded(policies: tuple[Policy, ...], game: str, hanabi_seats: int) -> list[
     only where the game fields them (for `rotate`, every game of the rotation)."""
     settings = f'{{"seats": {hanabi_seats}}}' if game == "hanabi" else None
     rotation = ("connect-four", "breakthrough", "hex", "quoridor") if game == "rotate" else (game,)
-    names = set.intersection(
-        *(
-            set(_core.State(g, settings if g == "hanabi" else None, 1).policy_names)
-            for g in rotation
-        )
-    )
-    return [p for p in policies if not isinstance(p, BaselinePolicy) or p.name in names]
+    states = [_core.State(g, settings if g == "hanabi" else None, 1) for g in rotation]
+    names = set.intersection(*(set(s.policy_names) for s in states))
+    players = [p for p in policies if not isinstance(p, BaselinePolicy) or p.base in names]
+    for p in players:
+        if isinstance(p, BaselinePolicy):
+            try:
+                states[0].check_baseline(p.name)
+            except ConfigError as err:
+                raise ConfigError(f"`policies`: {p.name!r}: {err}", err.field) from err
+    return players
 
 
 def build_schedule(config: LeagueConfig) -> list[Pairing]:

@@ -19,13 +19,14 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigError
+from ..seats.claude import Usage
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS leagues (
@@ -55,6 +56,19 @@ CREATE TABLE IF NOT EXISTS episodes (
 );
 """
 
+#: Columns added after the first release; `cache_tokens` stays their sum for old readers
+#: (a database from before keeps its cache tokens as writes: the cost was already right).
+_ADDED_COLUMNS = {
+    "cache_write_tokens": "INTEGER NOT NULL DEFAULT 0",
+    "cache_read_tokens": "INTEGER NOT NULL DEFAULT 0",
+    "calls": "INTEGER NOT NULL DEFAULT 0",
+}
+_EPISODE_COLUMNS = (
+    "league, pairing, idx, source, game, played, seed, seats, score, reason, ending, plies, "
+    "replay, input_tokens, output_tokens, cache_tokens, cache_write_tokens, cache_read_tokens, "
+    "calls, cost_usd, decisions, started, finished"
+)
+
 
 @dataclass(frozen=True)
 class EpisodeRow:
@@ -71,10 +85,7 @@ class EpisodeRow:
     ending: str
     plies: int
     replay: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_tokens: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = field(default_factory=Usage)
     decisions: tuple[dict[str, Any], ...] | None = None
     started: str | None = None
     finished: str | None = None
@@ -124,6 +135,15 @@ class LeagueDB:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        have = {r[1] for r in self.conn.execute("PRAGMA table_info(episodes)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in have:
+                self.conn.execute(f"ALTER TABLE episodes ADD COLUMN {name} {kind}")
+        if "cache_write_tokens" not in have:
+            self.conn.execute("UPDATE episodes SET cache_write_tokens = cache_tokens")
 
     @classmethod
     def open_existing(cls, path: str | Path) -> LeagueDB:
@@ -215,8 +235,8 @@ class LeagueDB:
         with self.transaction() as c:
             before = c.total_changes
             c.executemany(
-                "INSERT OR IGNORE INTO episodes VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO episodes ({_EPISODE_COLUMNS}) "
+                f"VALUES ({', '.join('?' * 23)})",
                 [
                     (
                         league,
@@ -232,10 +252,13 @@ class LeagueDB:
                         r.ending,
                         r.plies,
                         r.replay,
-                        r.input_tokens,
-                        r.output_tokens,
-                        r.cache_tokens,
-                        r.cost_usd,
+                        r.usage.input_tokens,
+                        r.usage.output_tokens,
+                        r.usage.cache_creation_input_tokens + r.usage.cache_read_input_tokens,
+                        r.usage.cache_creation_input_tokens,
+                        r.usage.cache_read_input_tokens,
+                        r.usage.calls,
+                        r.usage.cost_usd,
                         json.dumps(r.decisions) if r.decisions is not None else None,
                         r.started,
                         r.finished,
@@ -294,8 +317,8 @@ class LeagueDB:
         """Episode rows: the runner's (scored), the replay listings, or both (source None)."""
         query = (
             "SELECT pairing, idx, game, played, seed, seats, score, reason, ending, plies, "
-            "replay, input_tokens, output_tokens, cache_tokens, cost_usd, decisions, started, "
-            "finished FROM episodes WHERE league=?"
+            "replay, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens, calls, "
+            "cost_usd, decisions, started, finished FROM episodes WHERE league=?"
         )
         args: tuple[Any, ...] = (league,)
         if source is not None:
@@ -315,13 +338,10 @@ class LeagueDB:
                 r[8],
                 r[9],
                 r[10],
-                r[11],
-                r[12],
-                r[13],
-                r[14],
-                tuple(json.loads(r[15])) if r[15] else None,
-                r[16],
-                r[17],
+                Usage(r[11], r[12], r[13], r[14], r[16], r[15]),
+                tuple(json.loads(r[17])) if r[17] else None,
+                r[18],
+                r[19],
             )
             for r in rows
         ]
@@ -355,14 +375,16 @@ class LeagueDB:
                 )
         return sorted(rows, key=lambda r: (r.game, r.pairing, r.idx))
 
-    def usage(self, league: str) -> tuple[int, float]:
-        """Tokens (all kinds) and cost spent so far."""
+    def usage(self, league: str) -> Usage:
+        """Usage (every kind of token, calls and cost) spent so far."""
         row = self.conn.execute(
-            "SELECT COALESCE(SUM(input_tokens + output_tokens + cache_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0) FROM episodes WHERE league=? AND source='runner'",
+            "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+            "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(calls), 0) "
+            "FROM episodes WHERE league=? AND source='runner'",
             (league,),
         ).fetchone()
-        return int(row[0]), float(row[1])
+        return Usage(int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4]), int(row[5]))
 
 
 def group_rows(rows: Sequence[EpisodeRow]) -> list[Block]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,28 @@ class Usage:
     def add(self, other: Usage) -> None:
         for name in self.__dataclass_fields__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    @property
+    def tokens(self) -> int:
+        """Every token billed: input, output, cache writes and cache reads."""
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_creation_input_tokens
+            + self.cache_read_input_tokens
+        )
+
+    @classmethod
+    def total(cls, parts: Iterable[Usage]) -> Usage:
+        out = cls()
+        for u in parts:
+            out.add(u)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Usage:
+        """Usage from `as_dict` output (missing fields are zero)."""
+        return cls(**{k: d.get(k, 0) for k in cls.__dataclass_fields__})
 
     def as_dict(self) -> dict[str, Any]:
         d = dict(self.__dict__)

@@ -18,10 +18,17 @@ EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 @dataclass(frozen=True)
 class BaselinePolicy:
-    """A scripted baseline of the Rust core (`tactician`, `probe`, `conventions`, ...)."""
+    """A scripted baseline of the Rust core (`tactician`, `probe`, `conventions`, ...),
+    possibly with parameters (`tactician?eps=0.3`, `mcts?sims=1000&eps=0.1`); the full
+    name is the policy's identity."""
 
     name: str
     kind = "scripted"
+
+    @property
+    def base(self) -> str:
+        """The baseline without its parameters."""
+        return self.name.split("?", 1)[0]
 
     @property
     def digest(self) -> str:

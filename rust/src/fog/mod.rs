@@ -25,8 +25,9 @@ mod tests;
 use serde_json::Value;
 
 use crate::error::{CoreError, CoreResult};
-use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
+use crate::policy::Baseline;
 use cells::Cells;
 use history::History;
 
@@ -669,16 +670,12 @@ impl Game for FogState {
         Ok(())
     }
 
-    fn policy_names() -> &'static [&'static str] {
-        &["probe", "sweep", "random"]
-    }
-
-    fn policy(name: &str) -> Option<Policy<Self>> {
-        match name {
-            "probe" => Some(baselines::probe_policy),
-            "sweep" => Some(baselines::sweep_policy),
-            "random" => Some(baselines::random_policy),
-            _ => None,
-        }
+    fn baselines() -> &'static [Baseline<Self>] {
+        const TABLE: &[Baseline<FogState>] = &[
+            Baseline::plain("probe", baselines::probe_policy),
+            Baseline::plain("sweep", baselines::sweep_policy),
+            Baseline::plain("random", baselines::random_policy),
+        ];
+        TABLE
     }
 }

@@ -1,6 +1,7 @@
 use super::baselines::{probe, sweep};
 use super::*;
 use crate::error::MoveFault;
+use crate::game::Policy;
 use crate::rng::Rng;
 
 fn play(id: &str, moves: &str) -> FogState {

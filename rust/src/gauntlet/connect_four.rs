@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 
 use super::{select8, Gauntlet, MoveRecord};
 use crate::error::{CoreError, CoreResult};
-use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Seat};
+use crate::policy::Baseline;
 use crate::rng::Rng;
 
 pub const FILES: usize = 7;
@@ -208,12 +209,8 @@ impl Game for ConnectFour {
         super::results(self, &[])
     }
 
-    fn policy_names() -> &'static [&'static str] {
-        super::POLICIES
-    }
-
-    fn policy(name: &str) -> Option<Policy<Self>> {
-        super::policy(name)
+    fn baselines() -> &'static [Baseline<Self>] {
+        super::baselines()
     }
 }
 

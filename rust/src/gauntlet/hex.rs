@@ -7,8 +7,9 @@ use serde_json::{json, Value};
 use super::Gauntlet;
 use super::{select64, MoveRecord};
 use crate::error::{CoreError, CoreResult};
-use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::hexgrid::{geometry, Geometry, Mask};
+use crate::policy::Baseline;
 use crate::rng::Rng;
 
 pub const SIZE: usize = 7;
@@ -306,12 +307,8 @@ impl Game for Hex {
         )
     }
 
-    fn policy_names() -> &'static [&'static str] {
-        super::POLICIES
-    }
-
-    fn policy(name: &str) -> Option<Policy<Self>> {
-        super::policy(name)
+    fn baselines() -> &'static [Baseline<Self>] {
+        super::baselines()
     }
 }
 

@@ -5,11 +5,13 @@
 pub mod breakthrough;
 pub mod connect_four;
 pub mod hex;
+pub mod mcts;
 pub mod quoridor;
 
 use serde_json::{json, Value};
 
-use crate::game::{Game, Outcome, Policy, Seat};
+use crate::game::{Game, Outcome, Seat};
+use crate::policy::{Act, Baseline};
 use crate::rng::Rng;
 
 /// The `Game` accessors every gauntlet state shares: two seats, and the fields
@@ -159,16 +161,24 @@ pub trait Gauntlet: Game {
     fn random_move(&self, rng: &mut Rng) -> Self::Move;
 }
 
-/// The baselines every gauntlet game fields.
-pub const POLICIES: &[&str] = &["tactician", "random"];
+/// The baselines every gauntlet game fields (`Game::baselines` of each).
+pub fn baselines<G: Gauntlet>() -> &'static [Baseline<G>] {
+    Table::<G>::BASELINES
+}
 
-/// A gauntlet baseline by name (`Game::policy` of every gauntlet game).
-pub fn policy<G: Gauntlet>(name: &str) -> Option<Policy<G>> {
-    match name {
-        "tactician" => Some(tactician::<G>),
-        "random" => Some(G::random_move),
-        _ => None,
-    }
+/// Holds the generic table: a `static` cannot be generic, an associated const can.
+struct Table<G>(std::marker::PhantomData<G>);
+
+impl<G: Gauntlet> Table<G> {
+    const BASELINES: &'static [Baseline<G>] = &[
+        Baseline::plain("tactician", tactician::<G>),
+        Baseline::plain("random", G::random_move),
+        Baseline {
+            name: "mcts",
+            keys: &["sims"],
+            act: Act::Tuned(mcts::mcts::<G>),
+        },
+    ];
 }
 
 /// Ply-cap / wall-clock adjudication: the higher standing wins, equal draws.

@@ -13,9 +13,10 @@ use serde_json::{json, Value};
 
 use super::{select8, Gauntlet, MoveLog, MoveRecord};
 use crate::error::{CoreError, CoreResult};
-use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Policy, Seat};
+use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Seat};
 use crate::gauntlet::hex::nth_bit;
 use crate::kernels::paths::{Blocked, Grid, Mask};
+use crate::policy::Baseline;
 use crate::rng::Rng;
 
 pub const SIZE: usize = 9;
@@ -717,12 +718,8 @@ impl Game for Quoridor {
         )
     }
 
-    fn policy_names() -> &'static [&'static str] {
-        super::POLICIES
-    }
-
-    fn policy(name: &str) -> Option<Policy<Self>> {
-        super::policy(name)
+    fn baselines() -> &'static [Baseline<Self>] {
+        super::baselines()
     }
 }
 

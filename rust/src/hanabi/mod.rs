@@ -15,7 +15,8 @@ mod view;
 use serde_json::Value;
 
 use crate::error::CoreResult;
-use crate::game::{Ending, Game, Outcome, Policy, Seat};
+use crate::game::{Ending, Game, Outcome, Seat};
+use crate::policy::Baseline;
 use crate::rng::Rng;
 use knowledge::{
     bit, card_id, colour_mask, colour_of, copies, rank0_of, rank_mask, CardId, Knowledge, Seen,
@@ -527,17 +528,13 @@ impl Game for Hanabi {
         view::results(self)
     }
 
-    fn policy_names() -> &'static [&'static str] {
-        &["conventions", "cautious", "random"]
-    }
-
-    fn policy(name: &str) -> Option<Policy<Self>> {
-        match name {
-            "conventions" => Some(baselines::conventions),
-            "cautious" => Some(baselines::cautious),
-            "random" => Some(baselines::random),
-            _ => None,
-        }
+    fn baselines() -> &'static [Baseline<Self>] {
+        const TABLE: &[Baseline<Hanabi>] = &[
+            Baseline::plain("conventions", baselines::conventions),
+            Baseline::plain("cautious", baselines::cautious),
+            Baseline::plain("random", baselines::random),
+        ];
+        TABLE
     }
 }
 

@@ -3,6 +3,7 @@
 use super::knowledge::{self, card_name, known_dead, known_playable, names};
 use super::*;
 use crate::error::{CoreError, MoveFault};
+use crate::game::Policy;
 
 fn id(name: &str) -> CardId {
     parse_card(name).unwrap_or_else(|| panic!("bad card {name:?}"))

@@ -16,8 +16,9 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::error::{CoreError, CoreResult};
-use crate::game::{Game, Policy, Seat};
-use crate::registry::{lookup_policy, AnyState, State};
+use crate::game::{Game, Seat};
+use crate::policy::Player;
+use crate::registry::{AnyState, State};
 use crate::rng::{episode_seed, Rng};
 use tensor::Tensor;
 
@@ -78,8 +79,8 @@ pub struct Envs<G: Tensor> {
     /// `Tensor::reseeded` builds this batch's episodes exactly as the registry does.
     direct: bool,
     slots: Vec<Slot<G>>,
-    /// Per seat: `None` for a learner seat, else the baseline that plays it.
-    opponents: Vec<Option<Policy<G>>>,
+    /// Per seat: `None` for a learner seat, else the baseline (with its parameters) that plays it.
+    opponents: Vec<Option<Player<G>>>,
     num_actions: usize,
     obs_len: usize,
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -170,11 +171,11 @@ impl<G: Tensor> Envs<G> {
 
     fn play_opponents(&self, slot: &mut Slot<G>) {
         while let Some(seat) = slot.game.active_seat() {
-            let Some(policy) = self.opponents[seat] else {
+            let Some(player) = &self.opponents[seat] else {
                 return;
             };
             let mut rng = Rng::for_decision(slot.seed, slot.game.plies());
-            let mv = policy(&slot.game, &mut rng);
+            let mv = player.choose(&slot.game, &mut rng);
             slot.game.apply(mv);
         }
     }
@@ -386,7 +387,7 @@ fn resolve_opponents<G: Tensor>(
     g: &G,
     names: &[Option<String>],
     seats: usize,
-) -> CoreResult<Vec<Option<Policy<G>>>> {
+) -> CoreResult<Vec<Option<Player<G>>>> {
     if names.is_empty() {
         return Ok(vec![None; seats]);
     }
@@ -408,7 +409,7 @@ fn resolve_opponents<G: Tensor>(
     }
     names
         .iter()
-        .map(|n| n.as_deref().map(|n| lookup_policy(g, n)).transpose())
+        .map(|n| n.as_deref().map(Player::new).transpose())
         .collect()
 }
 

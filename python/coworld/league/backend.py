@@ -3,8 +3,16 @@ The Ray backend (`ray_backend.py`) is the other implementation."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from typing import Protocol
 
 from ..errors import ConfigError
@@ -25,18 +33,26 @@ class Backend(Protocol):
 
 
 class LocalBackend:
-    """Chunks run one after another (each uses every thread); episodes run as
-    threads, `concurrency` at a time, each with its own event loop."""
+    """Chunks run one after another (each uses every thread); episodes run
+    `concurrency` at a time: Claude episodes as threads (they wait on the network),
+    episodes with a Python-policy seat in worker processes (they compute, and
+    threads would share one interpreter lock)."""
 
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
         for job in jobs:
             yield work.run_chunk(job)
 
     def map_episodes(self, jobs: Iterable[EpisodeJob], concurrency: int) -> Iterator[EpisodeRow]:
-        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        processes = min(concurrency, os.cpu_count() or 1)
+        spawn = multiprocessing.get_context("spawn")  # no fork of a threaded driver
+        with (
+            ThreadPoolExecutor(max_workers=concurrency) as threads,
+            ProcessPoolExecutor(max_workers=processes, mp_context=spawn) as pool,
+        ):
             pending: set[Future[EpisodeRow]] = set()
             for job in jobs:
-                pending.add(pool.submit(work.play_episode, job))
+                runner = pool if work.computes(job) else threads
+                pending.add(runner.submit(work.play_episode, job))
                 if len(pending) >= concurrency:
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for f in finished:

@@ -35,7 +35,7 @@ from .. import GAMES
 from ..episode import Clock
 from ..errors import ConfigError
 from ..games import game as game_reducer
-from ..seats.policy import Policy, load_policy
+from ..seats.policy import POLICY_FILES, Policy, load_policy
 
 #: Settings every league plays a game with unless its table says otherwise.
 DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {"hanabi": {"seats": 4}}
@@ -253,7 +253,7 @@ def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:
         )
     out = []
     for spec in dict.fromkeys(value):
-        is_file = spec.endswith((".toml", ".md", ".markdown"))
+        is_file = spec.endswith(POLICY_FILES)
         try:
             out.append(load_policy(str(base_dir / spec) if is_file else spec))
         except ConfigError as err:

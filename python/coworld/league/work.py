@@ -11,6 +11,7 @@ from typing import Any
 from ..episode import Clock, Episode
 from ..seats.claude import Usage
 from ..seats.policy import Policy
+from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
 from .storage import Chunk, EpisodeRow, now
 
@@ -74,6 +75,11 @@ def run_chunk(job: ChunkJob) -> Chunk:
         ending=r.ending,
         played=r.played,
     )
+
+
+def computes(job: EpisodeJob) -> bool:
+    """True when a seat runs Python code (a Python policy): CPU work, not waiting."""
+    return any(isinstance(p, PythonPolicy) for p in job.policies)
 
 
 def play_episode(job: EpisodeJob) -> EpisodeRow:

@@ -1,4 +1,7 @@
-"""The smallest Python policy: a uniformly random legal move (`coworld play hex -s examples/random_bot.py -s tactician`)."""
+"""The smallest Python policy: a uniformly random legal move.
+
+coworld play hex -s examples/random_bot.py -s tactician
+"""
 
 import random
 

@@ -5,6 +5,7 @@ and play in leagues (in worker processes)."""
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from coworld.episode import play
 from coworld.errors import ConfigError
 from coworld.league.config import load_league
 from coworld.league.runner import LeagueRun
+from coworld.league.storage import LeagueDB
 from coworld.replay import recheck
 from coworld.seats.policy import load_policy
 from coworld.seats.python_policy import PythonPolicy
@@ -174,3 +176,31 @@ def test_a_league_plays_python_policies_in_worker_processes(tmp_path):
         recheck(r)
     digest = load_policy(str(tmp_path / "rnd.py")).digest
     assert config.describe()["policies"]["rnd"] == digest
+
+
+@pytest.fixture(scope="module")
+def ray_session(tmp_path_factory):
+    ray = pytest.importorskip("ray")
+    if ray.is_initialized():  # test_league's session cluster
+        yield ray
+        return
+    os.environ.setdefault("HOME", str(tmp_path_factory.mktemp("home")))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_the_ray_backend_plays_python_policies_like_the_local_one(tmp_path, ray_session):
+    (tmp_path / "rnd.py").write_text((EXAMPLES / "random_bot.py").read_text())
+    rows = {}
+    for backend in ("local", "ray"):
+        (tmp_path / f"{backend}.toml").write_text(
+            f'name = "py"\ngames = ["hex"]\npolicies = ["tactician", "rnd.py"]\n'
+            f'episodes = 2\nseed = 5\nreplays = 0\nout = "{backend}"\n'
+        )
+        report = LeagueRun(
+            load_league(tmp_path / f"{backend}.toml"), backend=backend, progress=False
+        ).run()
+        episodes = LeagueDB(report.database).episodes("py")
+        rows[backend] = sorted((r.pairing, r.idx, r.seed, r.score, r.plies) for r in episodes)
+    assert len(rows["ray"]) == 4 and rows["ray"] == rows["local"]

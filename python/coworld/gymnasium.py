@@ -105,8 +105,9 @@ class CoworldEnv(gym.Env):
             move = self.state.baseline_move(self.fallback)
         self.state = self.state.apply(move)
         self._advance()
-        done = self.state.is_terminal
-        reward = float(self.state.results["score"][self.seat]) if done else 0.0
+        results = self.state.results
+        done = results is not None
+        reward = float(results["score"][self.seat]) if results is not None else 0.0
         obs, info = self._observe(illegal=illegal)
         return obs, reward, done, False, info
 

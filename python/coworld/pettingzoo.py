@@ -68,7 +68,11 @@ class CoworldAEC(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.state_.active_seat]
+        self.agent_selection = self._agent_to_move()
+
+    def _agent_to_move(self) -> str:
+        assert self.state_ is not None and self.state_.active_seat is not None
+        return self.possible_agents[self.state_.active_seat]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.state_ is not None, "call reset() first"
@@ -86,15 +90,16 @@ class CoworldAEC(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self.state_ = self.reducer.apply(self.state_, self._names[int(action)])  # type: ignore[arg-type]
-        if self.state_.is_terminal:
-            score = self.state_.results["score"]
+        results = self.state_.results
+        if results is not None:
+            score = results["score"]
             self.rewards = {a: float(score[self._seats[a]]) for a in self.agents}
             self.terminations = dict.fromkeys(self.agents, True)
             seat = self._seats[agent]
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
             self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.agent_selection = self.possible_agents[self.state_.active_seat]
+            self.agent_selection = self._agent_to_move()
         self._accumulate_rewards()
 
     def render(self) -> None:

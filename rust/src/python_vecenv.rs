@@ -150,13 +150,12 @@ impl PyVecEnv {
     }
 }
 
+/// An observation tensor and a legal-action mask.
+type Encoded<'py> = (Bound<'py, PyArrayDyn<f32>>, Bound<'py, PyArray1<bool>>);
+
 /// The observation tensor of `seat` and the active seat's legal-action mask in a state.
 #[pyfunction]
-pub fn encode<'py>(
-    py: Python<'py>,
-    state: &PyState,
-    seat: usize,
-) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, Bound<'py, PyArray1<bool>>)> {
+pub fn encode<'py>(py: Python<'py>, state: &PyState, seat: usize) -> PyResult<Encoded<'py>> {
     let (shape, obs, mask) = vecenv::encode(&state.0, seat).map_err(to_pyerr)?;
     let obs = PyArray1::from_vec(py, obs).reshape(shape)?;
     debug_assert!(obs.is_contiguous());

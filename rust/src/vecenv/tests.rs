@@ -144,6 +144,9 @@ fn opponents_are_checked_per_seat() {
     assert!(bad.to_string().contains("tactician"), "{bad}");
 }
 
+/// Observations, masks, rewards, terminations and seats after one step.
+type Snapshot = (Vec<f32>, Vec<bool>, Vec<f32>, Vec<bool>, Vec<i64>);
+
 /// Run `steps` random steps; return every buffer's contents after each step.
 fn trace(
     game: &str,
@@ -152,7 +155,7 @@ fn trace(
     opponents: &[Option<String>],
     threads: usize,
     steps: usize,
-) -> Vec<(Vec<f32>, Vec<bool>, Vec<f32>, Vec<bool>, Vec<i64>)> {
+) -> Vec<Snapshot> {
     let mut env = VecEnv::new(game, config, n, 9, opponents, Some(threads)).unwrap();
     let mut b = Owned::new(&env);
     env.reset(&mut b.buffers()).unwrap();

@@ -357,9 +357,12 @@ impl Cursor<'_> {
         self.at += 1;
     }
     /// `n` entries, 1.0 where bit i of `m` is set (the slice was zeroed).
-    fn bits(&mut self, m: u32, n: usize) {
-        let at = self.at;
-        for_bits(m as u128, |i| self.out[at + i] = 1.0);
+    fn bits(&mut self, mut m: u32, n: usize) {
+        let block = &mut self.out[self.at..self.at + n];
+        while m != 0 {
+            block[m.trailing_zeros() as usize] = 1.0;
+            m &= m - 1;
+        }
         self.at += n;
     }
     /// `n` entries, the first `k` of them 1.0 (the slice was zeroed).
@@ -440,11 +443,12 @@ impl Tensor for Hanabi {
                     w.skip(20);
                     continue;
                 };
-                let know = c.know;
-                w.bits(know.colour.map_or(0, |c| 1 << c), 5);
-                w.bits(know.rank.map_or(0, |r| 1 << r), 5);
-                w.bits(know.not_colours as u32, 5);
-                w.bits(know.not_ranks as u32, 5);
+                let k = c.know;
+                let hinted = k.colour.map_or(0, |c| 1 << c) | k.rank.map_or(0, |r| 1 << (5 + r));
+                w.bits(
+                    hinted | (k.not_colours as u32) << 10 | (k.not_ranks as u32) << 15,
+                    20,
+                );
             }
         }
         let table = self.table();

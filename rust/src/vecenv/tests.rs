@@ -324,3 +324,40 @@ fn hanabi_episodes_match_the_registry_with_and_without_a_forced_deal() {
         assert_eq!(&b.mask[mask.len()..], mask.as_slice(), "{config}");
     }
 }
+
+#[test]
+fn hanabi_hint_planes_follow_the_hints() {
+    let mut s = State::new("hanabi", &Value::Null, 6).unwrap();
+    let hint = s
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.starts_with("hint 1 colour"))
+        .unwrap();
+    let colour = crate::hanabi::knowledge::COLOURS
+        .iter()
+        .position(|c| hint.ends_with(c))
+        .unwrap();
+    s.apply(&hint).unwrap();
+    let view = s.view_for(2).unwrap();
+    let (_, obs, _) = encode(&s, 2).unwrap();
+    let base = 4 * 4 * 25 + 4 * 20; // hands, then seat 0's hint block
+    let hand = view["hands"][1].as_array().cloned().unwrap();
+    assert_eq!(hand.len(), 4);
+    let mut touched = 0;
+    for k in 0..4 {
+        let named = obs[base + k * 20 + colour] == 1.0;
+        let ruled_out = obs[base + k * 20 + 10 + colour] == 1.0;
+        assert!(
+            named != ruled_out,
+            "slot {k}: a colour hint names or rules out every card"
+        );
+        touched += usize::from(named);
+        let said = &hand[k]["hints"]["colour"];
+        assert_eq!(
+            named,
+            said == &json!(crate::hanabi::knowledge::COLOURS[colour]),
+            "{said}"
+        );
+    }
+    assert!(touched > 0);
+}

@@ -175,3 +175,9 @@ def test_opponents_take_baseline_parameters():
     env.step(env.sample_legal())
     with pytest.raises(coworld.ConfigError, match="depth"):
         coworld.VecEnv("hex", 4, seed=1, opponents=[None, "tactician?depth=3"])
+
+
+def test_stepping_before_reset_is_refused():
+    env = coworld.VecEnv("hex", 2, seed=1)
+    with pytest.raises(coworld.ConfigError, match="call reset"):
+        env.sample_legal()

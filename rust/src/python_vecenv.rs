@@ -109,15 +109,15 @@ impl PyVecEnv {
     }
 
     /// A uniformly random legal action id per env (each env has its own stream).
-    fn sample_legal<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+    fn sample_legal<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let out = PyArray1::<i64>::zeros(py, self.env.num_envs(), false);
         {
             let mut w = out.readwrite();
-            let slice = w.as_slice_mut().expect("a fresh array is contiguous");
+            let slice = w.as_slice_mut()?;
             let env = &mut self.env;
-            py.detach(|| env.sample_legal(slice));
+            py.detach(|| env.sample_legal(slice)).map_err(to_pyerr)?;
         }
-        out
+        Ok(out)
     }
 
     #[getter]

@@ -78,6 +78,8 @@ pub struct Envs<G: Tensor> {
     template: G,
     /// `Tensor::reseeded` builds this batch's episodes exactly as the registry does.
     direct: bool,
+    /// `reset` has run: every env holds a live episode.
+    started: bool,
     slots: Vec<Slot<G>>,
     /// Per seat: `None` for a learner seat, else the baseline (with its parameters) that plays it.
     opponents: Vec<Option<Player<G>>>,
@@ -127,6 +129,7 @@ impl<G: Tensor> Envs<G> {
             n,
             template,
             direct,
+            started: false,
             slots,
             opponents,
             num_actions,
@@ -305,16 +308,24 @@ impl<G: Tensor> Envs<G> {
     fn reset(&mut self, b: &mut Buffers) -> CoreResult<()> {
         self.check_buffers(b)?;
         self.each(b, |env, slot, _, out| env.reset_one(slot, out));
+        self.started = true;
         Ok(())
     }
 
     fn step(&mut self, actions: &[i64], b: &mut Buffers) -> CoreResult<()> {
+        self.check_started()?;
         self.check_buffers(b)?;
         self.check_actions(actions)?;
         self.each(b, |env, slot, i, out| {
             env.step_one(slot, actions[i] as usize, out)
         });
         Ok(())
+    }
+
+    fn check_started(&self) -> CoreResult<()> {
+        self.started
+            .then_some(())
+            .ok_or_else(|| CoreError::config("reset", "call reset() before stepping or sampling"))
     }
 
     /// Every action must be legal in its env before any env moves.
@@ -358,7 +369,8 @@ impl<G: Tensor> Envs<G> {
     }
 
     /// A uniformly random legal action per env, from its own stream.
-    fn sample_legal(&mut self, out: &mut [i64]) {
+    fn sample_legal(&mut self, out: &mut [i64]) -> CoreResult<()> {
+        self.check_started()?;
         for (slot, o) in self.slots.iter_mut().zip(out.iter_mut()) {
             let count: u32 = slot.legal.iter().map(|w| w.count_ones()).sum();
             let mut k = slot.rng.below(count as usize) as u32;
@@ -371,6 +383,7 @@ impl<G: Tensor> Envs<G> {
                 k -= c;
             }
         }
+        Ok(())
     }
 
     fn action_names(&self) -> Vec<String> {
@@ -515,7 +528,7 @@ impl VecEnv {
     pub fn step(&mut self, actions: &[i64], b: &mut Buffers) -> CoreResult<()> {
         each_env!(self, e => e.step(actions, b))
     }
-    pub fn sample_legal(&mut self, out: &mut [i64]) {
+    pub fn sample_legal(&mut self, out: &mut [i64]) -> CoreResult<()> {
         each_env!(self, e => e.sample_legal(out))
     }
 }

@@ -116,6 +116,15 @@ fn action_space_sizes_are_the_documented_ones() {
 }
 
 #[test]
+fn stepping_or_sampling_before_reset_is_refused() {
+    let mut env = VecEnv::new("hanabi", &Value::Null, 2, 1, &[], Some(1)).unwrap();
+    let mut b = Owned::new(&env);
+    let err = env.sample_legal(&mut [0, 0]).unwrap_err();
+    assert!(err.to_string().contains("call reset()"), "{err}");
+    assert!(env.step(&[0, 0], &mut b.buffers()).is_err());
+}
+
+#[test]
 fn rotate_is_refused_with_the_games_to_use() {
     let err = VecEnv::new("rotate", &Value::Null, 4, 1, &[], Some(1))
         .err()
@@ -162,7 +171,7 @@ fn trace(
     let mut actions = vec![0i64; n];
     let mut out = Vec::new();
     for _ in 0..steps {
-        env.sample_legal(&mut actions);
+        env.sample_legal(&mut actions).unwrap();
         env.step(&actions, &mut b.buffers()).unwrap();
         out.push((
             b.obs.clone(),
@@ -194,7 +203,7 @@ fn sampled_actions_are_legal_and_episodes_reset_themselves() {
         let mut actions = vec![0i64; 8];
         let mut ended = 0;
         for _ in 0..400 {
-            env.sample_legal(&mut actions);
+            env.sample_legal(&mut actions).unwrap();
             for (i, &x) in actions.iter().enumerate() {
                 assert!(
                     b.mask[i * a + x as usize],
@@ -231,7 +240,7 @@ fn a_batch_episode_replays_through_the_registry() {
     let mut actions = vec![0i64; 3];
     loop {
         assert_eq!(b.seat[1], 0, "the learner is seat 0");
-        env.sample_legal(&mut actions);
+        env.sample_legal(&mut actions).unwrap();
         s.apply(&names[actions[1] as usize]).unwrap();
         if let Some(seat) = s.active_seat() {
             let reply = s.baseline_move("tactician").unwrap();

@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 BIN    := $(VENV)/bin
 
-.PHONY: help install demo test test-rust test-python bench lint clean
+.PHONY: help install install-dev demo test test-rust test-python bench lint clean
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -14,27 +14,33 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "maturin>=1.16,<2"
 
-install: $(PY)  ## build the Rust core (release) into the virtualenv, with test extras
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dev,rl --quiet
+install: $(PY)  ## build the Rust core (release) into the virtualenv: what running leagues needs
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet
+
+install-dev: $(PY)  ## the same plus the test, dev, cluster and rl extras (OpenSpiel, playwright, Ray, lint, PettingZoo, Gymnasium)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dev,cluster,rl --quiet
 
 demo: install  ## run the main job on the built-in defaults
 	$(BIN)/coworld demo
 
-test: install test-rust test-python  ## every test: cargo test, then pytest
+test: install-dev test-rust test-python  ## every test: cargo test, then pytest
 
+# Only the crate's own tests (there are no doctests or integration tests): the
+# dependencies are the ones maturin just built, and the crate compiles once more,
+# as the test harness, instead of twice (harness and rlib for the example).
 test-rust:
-	cargo test --release --quiet
+	cargo test --release --lib --quiet
 
 test-python:
 	$(BIN)/pytest
 
-bench: install  ## benchmarks, saved and compared against the last saved run
+bench: install-dev  ## benchmarks, saved and compared against the last saved run
 	$(BIN)/pytest bench --benchmark-enable --benchmark-autosave \
 		$$(ls .benchmarks/*/*.json >/dev/null 2>&1 && echo --benchmark-compare --benchmark-compare-fail=mean:25%) \
 		-p no:cacheprovider -o addopts=""
 	$(PY) bench/versus_openspiel.py
 
-lint: install  ## rustfmt, clippy, ruff
+lint: install-dev  ## rustfmt, clippy, ruff, mypy
 	cargo fmt --check
 	cargo clippy --all-targets --features python -- -D warnings
 	$(BIN)/ruff check python tests bench

@@ -3,9 +3,13 @@
 Tests point the real `anthropic` client at it through `base_url`. Each POST to
 /v1/messages is answered by the test's script: a function of the request body
 (and the call number) returning one of
-  ("text", str)            a normal reply
-  ("sleep", seconds, str)  a reply that arrives late
-  ("status", code)         an HTTP error (429, 500, 529, ...)
+  ("text", str)                    a normal reply
+  ("thinking", thought, str)       a reply with a thinking block before the text
+  ("sleep", seconds, str)          a reply that arrives late
+  ("status", code)                 an HTTP error (404, 429, 500, 529, ...), retry-after 0
+  ("status", code, retry_after)    the same with the given `retry-after` seconds
+  ("drop",)                        the connection closes without an answer
+Usage: input tokens 100 + n, 20 output, cache 50 (written on call 0, read after).
 Every request is recorded (body and headers) for the test to inspect.
 """
 
@@ -20,7 +24,30 @@ from typing import Any
 
 Script = Callable[[dict[str, Any], int], tuple]
 
-ERROR_TYPES = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+def outage(script: Script, start: float, seconds: float, status: int = 529) -> Script:
+    """`script`, except that every request from `start` (time.monotonic) for
+    `seconds` is answered with `status`."""
+
+    def scripted(body: dict[str, Any], n: int) -> tuple:
+        if start <= time.monotonic() < start + seconds:
+            return ("status", status)
+        return script(body, n)
+
+    return scripted
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # a league at concurrency 64 connects in bursts
 
 
 class MockAnthropic:
@@ -28,8 +55,10 @@ class MockAnthropic:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        #: Replies (status 200) written out in full.
+        self.answered = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -64,6 +93,10 @@ class MockAnthropic:
                 if action[0] == "sleep":
                     time.sleep(action[1])
                     action = ("text", action[2])
+                if action[0] == "drop":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
                 if action[0] == "status":
                     code = action[1]
                     payload = {
@@ -73,9 +106,14 @@ class MockAnthropic:
                             "message": f"scripted {code}",
                         },
                     }
-                    self._send(code, payload, {"retry-after": "0"})
+                    wait = action[2] if len(action) > 2 else 0
+                    self._send(code, payload, {"retry-after": str(wait)})
                     return
-                text = action[1]
+                content = [{"type": "text", "text": action[-1]}]
+                if action[0] == "thinking":
+                    content.insert(
+                        0, {"type": "thinking", "thinking": action[1], "signature": "sig"}
+                    )
                 self._send(
                     200,
                     {
@@ -83,7 +121,7 @@ class MockAnthropic:
                         "type": "message",
                         "role": "assistant",
                         "model": body.get("model", "claude-test"),
-                        "content": [{"type": "text", "text": text}],
+                        "content": content,
                         "stop_reason": "end_turn",
                         "stop_sequence": None,
                         "usage": {
@@ -107,6 +145,9 @@ class MockAnthropic:
                         self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(data)
+                    if code == 200:
+                        with mock._lock:
+                            mock.answered += 1
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 
@@ -119,3 +160,26 @@ def user_text(body: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "".join(block.get("text", "") for block in content)
+
+
+def serve_with_latency(latency: float) -> None:
+    """`python -m tests.mock_anthropic LATENCY`: a mock answering every request
+    with the first legal column after LATENCY seconds (for benchmarks: the
+    server's CPU is not billed to the league's process)."""
+    import re
+
+    def first_legal(body: dict[str, Any], n: int) -> tuple:
+        legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", user_text(body))
+        move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
+        return ("sleep", latency, json.dumps({"move": move}))
+
+    mock = MockAnthropic(first_legal)
+    with mock:
+        print(mock.base_url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    import sys
+
+    serve_with_latency(float(sys.argv[1]))

@@ -41,8 +41,46 @@ def test_submitted_action_must_come_from_the_active_seat():
     g = coworld.game("connect-four")
     s = g.init(seed=5)
     assert g.apply(s, coworld.SubmittedAction(seat=0, action="c")).moves == ["c"]
-    with pytest.raises(coworld.IllegalMove, match="seat 0's turn"):
+    with pytest.raises(coworld.IllegalMove, match="it is not your turn"):
         g.apply(s, coworld.SubmittedAction(seat=1, action="c"))
+
+
+def _a_position_with_hidden_state(game_id: str):
+    """A few plies into `game_id` (fog: the seat to move has a stone its opponent has
+    not found, so its legal set differs from the opponent's knowledge)."""
+    g = coworld.game(game_id)
+    s = g.init(seed=5)
+    for _ in range(3):
+        s = g.apply(s, s.legal_moves()[0])
+    return g, s
+
+
+@pytest.mark.parametrize("game_id", coworld.GAMES)
+def test_a_refusal_to_the_wrong_seat_names_nothing_of_the_active_seat(game_id):
+    """A refusal goes to the seat that submitted: it says "it is not your turn" and
+    carries no legal set of another seat (in a hidden-information game that set is
+    drawn from the active seat's private knowledge), in no attribute."""
+    g, s = _a_position_with_hidden_state(game_id)
+    active = s.active_seat
+    legal = s.legal_moves()
+    for other in range(s.num_seats):
+        if other == active:
+            continue
+        with pytest.raises(coworld.IllegalMove) as refused:
+            g.apply(s, coworld.SubmittedAction(seat=other, action=legal[0]))
+        err = refused.value
+        assert err.legal == [] and err.reason == "it is not your turn"
+        assert "it is not your turn" in str(err)
+        for text in (str(err), err.reason, err.move):
+            assert not any(m in text.split() for m in legal[1:]), text
+    # On its own turn, a refusal lists the seat's own legal set (from its own view).
+    with pytest.raises(coworld.IllegalMove) as refused:
+        g.apply(s, coworld.SubmittedAction(seat=active, action="no such move 99"))
+    own = g.view_for(s, active)
+    if "legalAttempts" in own:  # fog: the mover's cells, from its knowledge, never the truth
+        assert refused.value.legal == own["legalAttempts"]
+    else:
+        assert refused.value.legal == legal
 
 
 def test_illegal_move_names_the_legal_set_and_kind():

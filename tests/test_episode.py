@@ -5,21 +5,32 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import coworld
 from coworld.episode import Clock, Episode
+from coworld.games import fog
 from coworld.replay import ReplayMismatch, recheck
 from coworld.seats.claude import ClaudeClient
+from coworld.seats.infra import InfraFailure, InfraPolicy
 from coworld.seats.policy import ClaudePolicy
 
 from .mock_anthropic import MockAnthropic, user_text
 
+#: Infrastructure retries at test speed.
+FAST = InfraPolicy(patience_seconds=5.0, base_delay=0.005, max_delay=0.02, probe_seconds=0.01)
+
 SECRET_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
 POLICY = ClaudePolicy(
-    name="house-prompt", prompt="Win. Keep a map in your notes.", model="claude-test"
+    name="house-prompt",
+    prompt="Win. Keep a map in your notes.",
+    model="claude-test",
+    price=(1.0, 5.0),  # a model id the price table does not know
 )
 
 # One representative game per family; every id is covered by test_every_game_completes.
@@ -47,7 +58,7 @@ def run(
     claude_seats=frozenset({0}),
     seed=3,
     clock=None,
-    max_retries=0,
+    infra=None,
     **kwargs,
 ):
     """Play one episode against the mock; returns (episode, results, mock)."""
@@ -61,7 +72,7 @@ def run(
 
         async def go():
             client = ClaudeClient(
-                timeout=clock.llm_timeout_seconds, max_retries=max_retries, base_url=mock.base_url
+                timeout=clock.llm_timeout_seconds, infra=infra or FAST, base_url=mock.base_url
             )
             episode = Episode(
                 game_id,
@@ -144,7 +155,8 @@ def test_garbage_gets_one_retry_with_the_reason_and_legal_moves(game_id, tmp_pat
     assert attempts[0]["raw"] == "I resign, this position is hopeless!!"
     assert attempts[0]["reason"] and attempts[1]["latency"] >= 0
     retry = user_text(mock.requests[1])
-    assert "could not be used" in retry and "Legal moves:" in retry
+    assert "could not be used" in retry
+    assert ("Legal attempts:" if game_id == "dark-hex-4" else "Legal moves:") in retry
     assert mock.requests[1]["messages"][1]["role"] == "assistant"
     assert results["decisions"][0]["retry"] == len(mine)
     recheck(tmp_path / "episode.jsonl")
@@ -181,23 +193,29 @@ def test_slow_replies_time_out_then_fall_back(tmp_path):
 
 
 @pytest.mark.parametrize("status", [429, 500, 529])
-def test_api_errors_are_recorded_as_api_error_not_a_bad_prompt(status, tmp_path):
+def test_an_api_that_stays_down_voids_the_episode_and_never_moves(status, tmp_path):
     def failing(episode, body, n):
         return ("status", status)
 
-    episode, results, _ = run("connect-four", failing, tmp_path, max_retries=1)
-    mine = claude_plies(episode)
-    assert mine and all(e["origin"] == "fallback" and e["cause"] == "api-error" for e in mine)
-    assert results["decisions"][0]["fallback:api-error"] == len(mine)
+    with pytest.raises(InfraFailure) as err:
+        run("connect-four", failing, tmp_path, infra=replace(FAST, patience_seconds=0.3))
+    assert err.value.cause == f"http-{status}" and not err.value.fatal
+    replay = [json.loads(line) for line in (tmp_path / "episode.jsonl").read_text().splitlines()]
+    assert not [e for e in replay if e["type"] == "ply" and e["seat"] == 0]  # no fallback move
+    assert all(e["type"] != "results" for e in replay)
 
 
-def test_transient_rate_limit_is_absorbed_by_the_client_backoff(tmp_path):
+def test_transient_failures_are_retried_and_never_shown_to_the_model(tmp_path):
     def flaky(episode, body, n):
-        return ("status", 429) if n == 0 else good(episode, body, n)
+        return ("status", 429) if n % 3 == 0 else good(episode, body, n)
 
-    episode, _, mock = run("connect-four", flaky, tmp_path, max_retries=2)
-    assert claude_plies(episode)[0]["origin"] == "model"
-    assert len(mock.requests) == len(claude_plies(episode)) + 1
+    episode, _, mock = run("connect-four", flaky, tmp_path)
+    mine = claude_plies(episode)
+    assert mine and all(e["origin"] == "model" for e in mine)
+    # every third request failed; each failed request was sent again unchanged
+    assert len(mock.requests) == len(mine) + (len(mock.requests) + 2) // 3
+    assert all(len(b["messages"]) == 1 for b in mock.requests)  # no retry text, ever
+    assert mine[0]["attempts"][0]["infraRetries"] == ["http-429"]
 
 
 def test_deadline_guard_settles_before_a_ply_starts(tmp_path):
@@ -282,6 +300,9 @@ def test_calls_sidecar_keeps_every_prompt_and_raw_reply(tmp_path):
     assert len(calls) == len(mock.requests)
     assert calls[0]["messages"][0]["content"] == user_text(mock.requests[0])
     assert json.loads(calls[0]["raw"])["move"] == claude_plies(episode)[0]["move"]
+    # the system prompt (the bulk of a call) is stored once per seat, not per call
+    assert calls[0]["system"] == mock.requests[0]["system"][0]["text"]
+    assert all(c["system"] is None for c in calls[1:]) and len(calls) > 1
 
 
 def test_tampered_replay_fails_with_the_first_differing_line(tmp_path):
@@ -402,7 +423,7 @@ def test_policy_temperature_and_effort_reach_the_request(tmp_path, monkeypatch):
     with MockAnthropic(lambda body, n: ("text", json.dumps({"move": "d"}))) as mock:
 
         async def go():
-            client = ClaudeClient(timeout=5, max_retries=0, base_url=mock.base_url)
+            client = ClaudeClient(timeout=5, infra=FAST, base_url=mock.base_url)
             try:
                 return await Episode(
                     "connect-four", [tuned, "tactician"], seed=2, client=client
@@ -414,3 +435,187 @@ def test_policy_temperature_and_effort_reach_the_request(tmp_path, monkeypatch):
     body = mock.requests[0]
     assert body["model"] == "claude-haiku-4-5" and body["max_tokens"] == 300
     assert body["temperature"] == 0.2 and body["output_config"] == {"effort": "low"}
+
+
+# ---- issue 11 -----------------------------------------------------------------
+
+
+def _midgame(game_id: str, plies: int = 4):
+    """An episode whose state has `plies` plies of the first legal moves behind it."""
+    n = coworld.game(game_id).init(seed=1).num_seats
+    episode = Episode(game_id, seats_for(game_id, set()), seed=9)
+    for _ in range(plies):
+        if not episode.state.is_terminal:
+            episode.state = episode.state.apply(episode.state.legal_moves()[-1])
+    assert episode.seats == n
+    return episode
+
+
+@pytest.mark.parametrize("game_id", coworld.GAMES)
+def test_every_retry_and_prompt_holds_the_complete_legal_set(game_id):
+    """No retry or prompt truncates its legal list. recon-hex-5 prints its 625 anchor+cell
+    pairs exactly and compactly: every legal cell, and every cell as an anchor."""
+    episode = _midgame(game_id)
+    state, seat = episode.state, episode.state.active_seat
+    retry = episode._retry_text("a reason")
+    prompt = episode.family.observation_text(
+        state, seat, notes="", operator_prompt="", aliases=episode.aliases
+    )
+    legal = state.legal_moves()
+    for text in (retry, prompt):  # no list ends in an ellipsis
+        assert not any(line.rstrip().endswith(", ...") for line in text.splitlines())
+    if game_id in fog.FOG_GAMES:
+        view = state.view_for(seat)
+        cells, anchors = view["legalAttempts"], view["legalSenseAnchors"]
+        # anchor+cell pairs (recon) or cells: exactly the legal set, from the seat's view
+        pairs = [f"{a}+{c}" for a in anchors for c in cells] if anchors else cells
+        assert sorted(pairs) == sorted(legal)
+        for text in (retry, prompt):
+            line = next(x for x in text.splitlines() if x.startswith("Legal attempts: "))
+            assert line.removeprefix("Legal attempts: ").split(", ") == cells
+            if anchors:
+                line = next(x for x in text.splitlines() if x.startswith("Legal sense anchors"))
+                assert "every cell" in line and f"({', '.join(anchors)})" in line
+                assert len(anchors) == state.view()["size"] ** 2
+    else:
+        shown = next(x for x in retry.splitlines() if x.startswith("Legal moves: "))
+        assert shown.removeprefix("Legal moves: ").split(", ") == legal
+        if game_id == "hanabi":  # one numbered JSON object per legal move
+            numbered = [x for x in prompt.splitlines() if re.match(r"  \d+\. \{", x)]
+            assert len(numbered) == len(legal)
+        else:
+            assert ", ".join(legal) in prompt
+
+
+def test_a_recon_retry_is_complete_and_compact():
+    """The issue's case: the retry listed 200 of 625 pairs and '...'; now it prints all."""
+    episode = _midgame("recon-hex-5", 0)
+    retry = episode._retry_text("bad")
+    assert "Legal attempts: " + ", ".join(f"{f}{r}" for f in "abcde" for r in "12345") in retry
+    assert "e5" in retry.split("Legal sense anchors")[1] and len(retry) < 1000
+
+
+@pytest.mark.parametrize("game_id", ["dark-hex-4", "phantom-ttt-3", "recon-hex-5", "hex"])
+def test_a_seat_transcript_holds_only_what_the_seat_saw(game_id, tmp_path):
+    """A seat transcript records the seat's view when it changed, numbered by the seat's
+    own moves (never the global ply), and ends with the seat's own terminal view: no
+    full results (winPath, true distToWin, the opponent's probes and guesses)."""
+    policies = ["random", "random"] if game_id != "hex" else ["tactician", "random"]
+    out = tmp_path / "t.jsonl"
+    results = asyncio.run(Episode(game_id, policies, seed=4, out=out, seat_transcripts=True).run())
+    replay = [json.loads(x) for x in out.read_text().splitlines()]
+    for seat in (0, 1):
+        records = [
+            json.loads(x) for x in out.with_suffix(f".seat{seat}.jsonl").read_text().splitlines()
+        ]
+        body = records[1:]
+        assert all(r["type"] == "observation" and set(r) == {"type", "step", "view"} for r in body)
+        own_moves = sum(1 for e in replay if e["type"] == "ply" and e["seat"] == seat)
+        assert [r["step"] for r in body] == sorted(r["step"] for r in body)
+        assert body[-1]["step"] == own_moves
+        assert body[-1]["view"] == coworld.game(game_id).view_for(_final(replay), seat)
+        if game_id != "hex":
+            text = out.with_suffix(f".seat{seat}.jsonl").read_text()
+            for secret in (
+                "winPath",
+                '"line": [',
+                '"distToWin"',
+                '"probes"',
+                '"guessesMade"',
+                '"plies"',
+            ):
+                assert secret not in text, secret
+            assert body[-1]["view"]["outcome"]["score"] == results["score"]
+
+
+def _final(replay: list[dict]):
+    state = coworld.game(replay[0]["game"]).init(seed=replay[0]["config"]["seed"])
+    for e in replay:
+        if e["type"] == "ply":
+            state = state.with_guess(e["guess"]) if e["guess"] else state
+            state = state.apply(e["move"])
+    return state
+
+
+def test_seat_transcripts_are_the_same_whatever_the_opponent_s_collisions(tmp_path):
+    """dark-hex-4: seat 0 (probe) opens a1; seat 1 collides on a1 before placing d4, or
+    places d4 at once. Seat 0's transcript (all it learns) is the same either way."""
+    from coworld.episode import Decision
+
+    def seat0_transcript(seat1_moves: list[str], name: str) -> list[dict]:
+        out = tmp_path / name
+        episode = Episode("dark-hex-4", ["probe", "probe"], seed=4, out=out, seat_transcripts=True)
+        replies = iter(seat1_moves)
+
+        async def decide(seat: int) -> Decision:
+            move = next(replies) if seat == 1 else episode.state.baseline_move("probe")
+            return Decision(move, "scripted")
+
+        episode._decide = decide  # type: ignore[method-assign]
+        asyncio.run(_run_plies(episode, 3))
+        probes = episode.state.view()["probes"]
+        assert probes[1] == (1 if seat1_moves[0] == "a1" else 0)
+        lines = out.with_suffix(".seat0.jsonl").read_text().splitlines()[1:]
+        return [json.loads(x) for x in lines]
+
+    found = seat0_transcript(["a1", "d4", "d3", "d2"], "found.jsonl")
+    clean = seat0_transcript(["d4", "d3", "d2"], "clean.jsonl")
+    assert found == clean and [r["step"] for r in found] == [0, 1, 1, 2, 2, 3]
+
+
+async def _run_plies(episode: Episode, limit: int) -> None:
+    episode._open_outputs()
+    try:
+        for seat in range(episode.seats):
+            episode._observe(seat)
+        while not episode.state.is_terminal and episode.moves[0] < limit:
+            seat = episode.state.active_seat
+            episode._play(seat, await episode._decide(seat))
+    finally:
+        for w in episode._writers.values():
+            w.close()
+
+
+def test_revelations_ride_on_ply_events(tmp_path):
+    """A fog collision's revelation record is on its ply event (the viewer's feed shows it)."""
+    out = tmp_path / "r.jsonl"
+    asyncio.run(Episode("dark-hex-4", ["random", "random"], seed=4, out=out).run())
+    plies_ = [json.loads(x) for x in out.read_text().splitlines() if '"type": "ply"' in x]
+    collided = [e for e in plies_ if e["view"]["events"][e["ply"]]["result"] == "occupied"]
+    assert collided, "seed 4 has a collision"
+    for e in plies_:
+        expected = e["view"]["events"][e["ply"]].get("revelations", [])
+        assert e["revelations"] == expected
+    assert all(e["revelations"][0]["revealedTo"] == [e["seat"]] for e in collided)
+
+
+def test_the_wall_clock_guard_uses_the_worst_case_of_the_seat_to_move(tmp_path):
+    """`coworld play quoridor -s tactician -s random --budget 2 --timeout 1` ended at ply
+    0 as a deadline draw: the guard assumed a Claude call (2 x 1 s + 1 s > 2 s) for
+    scripted seats. Scripted seats now play it out; a Claude seat still stops it."""
+    clock = Clock(play_budget_seconds=2, llm_timeout_seconds=1)
+    results = asyncio.run(Episode("quoridor", ["tactician", "random"], seed=3, clock=clock).run())
+    assert results["reason"] == "complete" and results["plies"] > 0
+
+    episode, results, mock = run(
+        "connect-four", good, tmp_path, claude_seats={1}, clock=clock, seed=3
+    )
+    assert results["reason"] == "deadline" and results["plies"] == 1  # the scripted ply 0
+    assert not mock.requests
+
+
+def test_a_slow_scripted_seat_s_worst_ply_is_its_slowest_so_far(monkeypatch):
+    """Scripted decisions that take 0.3 s in a 0.75 s budget: after two plies (0.6 s)
+    seat 0's worst case is its slowest ply so far (0.3 s), so the guard stops before
+    ply 2 instead of starting a ply that overruns the budget."""
+    episode = Episode("connect-four", ["tactician", "random"], seed=3,
+                      clock=Clock(play_budget_seconds=0.75, llm_timeout_seconds=1))  # fmt: skip
+    real = Episode._decide
+
+    async def slow(self, seat):
+        time.sleep(0.3)
+        return await real(self, seat)
+
+    monkeypatch.setattr(Episode, "_decide", slow)
+    results = asyncio.run(episode.run())
+    assert results["reason"] == "deadline" and results["plies"] == 2

@@ -5,7 +5,12 @@ parser (with a fuzz test: any input gives a Reply or ReplyRejected)."""
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -42,7 +47,7 @@ def test_the_family_is_registered_with_a_fog_reducer():
         ("phantom-ttt-3", "a port of OpenSpiel phantom_ttt", False, False, 0, 18),
         ("dark-hex-4", "a port of OpenSpiel dark_hex", False, False, 0, 32),
         ("dark-hex-5", "a port of OpenSpiel abrupt_dark_hex", False, True, 0, 50),
-        ("recon-hex-5", "an original variant, not a port of OpenSpiel rbc", True, True, 3, 50),
+        ("recon-hex-5", "original variant (not a port of OpenSpiel rbc)", True, True, 3, 50),
     ],
 )
 def test_config_records_the_variant(game_id, label, original, abrupt, sense, cap):
@@ -105,13 +110,15 @@ def test_views():
     # Seat 1 collided on c3 (abrupt: the turn passed), then seat 0 placed a1.
     mine = s.view_for(1)
     assert mine["ownStones"] == [] and mine["provenStones"] == ["c3"]
-    assert mine["log"] == [{"ply": 1, "cell": "c3", "result": "occupied"}]
-    assert mine["activeSeat"] == 1 and mine["plies"] == 3 and mine["maxPlies"] == 50
+    # Numbered by seat 1's own attempts; the global ply count (3) is nowhere in its view.
+    assert mine["log"] == [{"attempt": 1, "cell": "c3", "result": "occupied"}]
+    assert mine["activeSeat"] == 1 and mine["attempts"] == 1 and mine["maxPlies"] == 50
     assert set(mine) == {
         "game", "variant", "original", "mode", "size", "abrupt", "sense", "files", "ranks",
-        "activeSeat", "plies", "maxPlies", "seat", "ownStones", "provenStones", "log",
-        "legalAttempts", "legalSenseAnchors", "believedDistToWin", "outcome",
+        "activeSeat", "attempts", "maxPlies", "seat", "ownStones", "provenStones", "log",
+        "legalAttempts", "legalSenseAnchors", "believedDistToWin", "revelations", "outcome",
     }  # fmt: skip
+    assert [r["where"] for r in mine["revelations"]] == ["c3"]
     theirs = s.view_for(0)
     assert theirs["ownStones"] == ["a1", "c3"]
     assert theirs["provenStones"] == [] and len(theirs["log"]) == 2
@@ -207,11 +214,12 @@ def test_observation_text_shows_the_seat_its_own_knowledge():
     assert "Your believed distToWin: 1" in text
     assert "Legal attempts: a2, a3, a4, b2, b3, b4, c2, c3, c4, d1, d2, d3, d4" in text
     assert " 1  X X X ." in text  # rank 1 as seat 0 believes it
-    assert "ply 4: attempted c1: placed" in text
+    assert "attempt 3: attempted c1: placed" in text
+    assert "Your attempts so far: 3 " in text and not re.search(r"\bply\b", text)
     recon = play("recon-hex-5", "a1+a1 e5+b2 b2+e5")
     text = fog.observation_text(recon, 0, notes="", operator_prompt="", aliases=[])
     assert "sensed b2 (opponent stones: b2; empty: a2, a3, b1, b3, c1, c2, c3)" in text
-    assert "c3 (ply 2)" in text and "Legal sense anchors" in text
+    assert "c3 (attempt 2)" in text and "Legal sense anchors" in text
     assert "You are seat 0 (red" in text
 
 
@@ -308,3 +316,40 @@ def test_the_reader_never_fails_otherwise(text, game_id):
         assert e.kind in ("unparseable", "illegal") and e.legal
         return
     assert move in s.legal_moves()
+
+
+# ---- recon-hex-5 is labelled an original variant everywhere (issue 11, item 5) ----
+
+ORIGINAL = "original variant (not a port of OpenSpiel rbc)"
+
+
+def _cli(*args: str, cwd: Path | None = None) -> str:
+    env = {**os.environ, "COLUMNS": "300"}
+    return subprocess.run(
+        [sys.executable, "-m", "coworld.cli", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=cwd,
+    ).stdout
+
+
+def test_coworld_games_labels_recon_hex_5_an_original_variant():
+    rows = {line.split()[1]: line for line in _cli("games").splitlines() if "│" in line[:3]}
+    assert ORIGINAL in rows["recon-hex-5"]
+    assert "a port of OpenSpiel dark_hex" in rows["dark-hex-4"]
+    assert "not a port" not in rows["dark-hex-5"]
+
+
+def test_coworld_play_banner_labels_recon_hex_5_an_original_variant(tmp_path):
+    out = _cli("play", "recon-hex-5", "-s", "probe", "-s", "sweep", "--seed", "3",
+               "--out", str(tmp_path / "r.jsonl"))  # fmt: skip
+    banner = next(line for line in out.splitlines() if line.startswith("recon-hex-5"))
+    assert ORIGINAL in banner
+
+
+def test_the_readme_game_table_labels_recon_hex_5_an_original_variant():
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| Fog-of-War Boards"))
+    assert f"`recon-hex-5`: {ORIGINAL}" in row

@@ -396,7 +396,9 @@ def test_conventions_beats_cautious_in_a_real_hanabi_league(tmp_path):
     assert table["conventions"].lo > table["cautious"].hi, table
 
 
-def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, monkeypatch):
+def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, monkeypatch, capsys):
+    from coworld.league.runner import LeagueRun as Run
+
     from .mock_anthropic import MockAnthropic
 
     def model(body, n):
@@ -406,7 +408,10 @@ def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, mo
         move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
         return ("text", json.dumps({"move": move}))
 
-    (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nPlay well.\n")
+    (tmp_path / "p.md").write_text(
+        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
+    )
+    cap = 6_000
     with MockAnthropic(model) as mock:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
@@ -414,22 +419,28 @@ def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, mo
             tmp_path,
             policies=["tactician", "p.md"],
             episodes=4,
-            concurrency=1,
-            budget={"max_tokens": 1500},
+            concurrency=2,
+            budget={"max_tokens": cap},
         )
-        report = LeagueRun(config, progress=False).run()
+        report = Run(config, progress=False).run()
         assert report.budget_stopped
-        assert LeagueDB(report.database).usage("t").tokens >= 1500
-        assert 0 < report.episodes < 8  # stopped between episodes, nothing half-written
-        assert len(mock.requests) > 0
+        db = LeagueDB(report.database)
+        spent = db.spent("t")
+        # every call reserved its worst case first: the cap is never crossed
+        assert 0 < spent.tokens <= cap and spent.calls == len(mock.requests)
+        assert 0 < report.episodes < 8  # stopped early, nothing half-written
+        scored = db.usage("t", voided=False)
+        assert scored.tokens <= spent.tokens  # the rest: episodes cut short by the budget
         bigger = league(
             tmp_path,
             policies=["tactician", "p.md"],
             episodes=4,
-            concurrency=1,
+            concurrency=2,
             budget={"max_tokens": 10_000_000},
         )
-        again = LeagueRun(bigger, progress=False).run()
+        again = Run(bigger, console=None, progress=False).run()
         assert not again.budget_stopped and again.episodes == 8
-        rel = json.loads(report.exports["json"].read_text())["reliability"]
+        assert f"{spent.tokens:,} spent" in capsys.readouterr().out
+        assert LeagueDB(report.database).spent("t").calls == len(mock.requests)
+        rel = json.loads(again.exports["json"].read_text())["reliability"]
         assert rel["house"]["tokens"] > 0

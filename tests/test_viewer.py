@@ -135,6 +135,11 @@ def test_league_api_lists_and_filters_episodes(tmp_path):
     league = client.get("/api/league").json()
     assert league["league"] == "v" and league["plot"] == "standings.png"
     assert {s["game"] for s in league["standings"]} == {"overall", "connect-four", "hex"}
+    # the viewer's ratings are the exported ones (same bootstrap seed: the league's)
+    exported = json.loads((tmp_path / "lg" / "standings.json").read_text())["ratings"]
+    assert league["ratings"] == exported
+    top = {r["game"]: r["policy"] for r in exported if r["elo"] > 0}
+    assert top == {"overall": "tactician", "connect-four": "tactician", "hex": "tactician"}
     listed = client.get("/api/episodes", params={"game": "hex"}).json()
     assert listed["total"] == 4 and all(e["game"] == "hex" for e in listed["episodes"])
     assert (
@@ -294,3 +299,20 @@ def test_episodes_still_being_written_are_listed_as_live(tmp_path):
     running.write_text("\n".join(lines[:4]) + "\n")  # header, welcomes, a ply: no results yet
     client = TestClient(create_app(tmp_path))
     assert client.get("/api/live").json() == {"live": ["replays/hex/running.jsonl"]}
+
+
+def test_recon_hex_5_is_labelled_and_its_revelations_are_in_the_feed(browser, server, replays):
+    """The episode page says recon-hex-5 is an original variant, and the feed shows each
+    ply's revelation records (a recon sense is revealed to the sensing seat only)."""
+    evs = events(replays / "recon-hex-5.jsonl")
+    first = next(e for e in evs if e["type"] == "ply")
+    record = first["revelations"][0]
+    assert record["what"] == "sense" and record["revealedTo"] == [first["seat"]]
+    page = browser.new_page()
+    page.goto(f"{server.url}/episode?path=recon-hex-5.jsonl&step=1")
+    page.wait_for_selector("#feed div.current")
+    assert "original variant (not a port of OpenSpiel rbc)" in page.inner_text("#title")
+    line = page.inner_text("#feed div.current .revelation")
+    stones = ", ".join(record["identity"]["stones"]) or "none"
+    assert line.strip().startswith(f"revealed to red: sense at {record['where']}: stones {stones}")
+    page.close()

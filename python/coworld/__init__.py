@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import _core
 from .errors import ConfigError, CoworldError, IllegalMove
-from .games import GAMES, game
+from .games import GAMES, catalog, game
 from .sdk import SubmittedAction
 from .simulate import ENDINGS, SimResult, simulate
 from .vecenv import VecEnv
@@ -31,6 +31,7 @@ __all__ = [
     "SimResult",
     "SubmittedAction",
     "VecEnv",
+    "catalog",
     "game",
     "simulate",
 ]

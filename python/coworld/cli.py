@@ -4,35 +4,50 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, simulate
-from .errors import CoworldError
-from .games import FAMILIES
+from .errors import ConfigError, CoworldError
+from .games import catalog
 
 if TYPE_CHECKING:
     from .league import LeagueConfig
+    from .league.gate import GateStep
+    from .league.stats import Rating
 
 console = Console()
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
-    from . import _core
-
     table = Table(title="coworld games")
-    table.add_column("id")
-    table.add_column("family")
-    table.add_column("seats", justify="right")
-    table.add_column("baselines")
-    for gid in GAMES:
-        state = _core.State(gid, None, 1)
-        table.add_row(gid, FAMILIES[gid], str(state.num_seats), ", ".join(state.policy_names))
+    table.add_column("id", no_wrap=True)
+    for column in ("family", "seats", "information", "baselines", "origin"):
+        table.add_column(column)
+    for gid, e in catalog().items():
+        seats = e["seats"]
+        span = "" if seats["min"] == seats["max"] else f" ({seats['min']}-{seats['max']})"
+        if e["port"]:
+            origin = f"port of OpenSpiel {e['port']}"
+        elif e["original"]:
+            origin = f"original variant (not a port of OpenSpiel {e['notAPortOf']})"
+        else:
+            origin = "rotation: " + ", ".join(e["rotation"])
+        table.add_row(
+            gid,
+            e["family"],
+            f"{seats['default']}{span}",
+            "hidden" if e["hidden"] else "perfect",
+            ", ".join(b["name"] for b in e["baselines"]),
+            origin,
+        )
     console.print(table)
     return 0
 
@@ -67,7 +82,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _run_league(config, backend="local", address=None, fresh=args.fresh)
 
 
-def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fresh: bool) -> int:
+def _run_league(
+    config: LeagueConfig,
+    *,
+    backend: str,
+    address: str | None,
+    fresh: bool,
+    redo_infra: bool = False,
+) -> int:
     from .league import LeagueRun
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy
@@ -79,8 +101,24 @@ def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fres
             "[yellow]ANTHROPIC_API_KEY is not set: Claude seats are played by each "
             "family's fallback baseline and recorded as origin 'fallback'.[/]"
         )
-    report = LeagueRun(config, backend=backend, address=address, fresh=fresh).run()
-    _print_standings(config.database, config.name)
+    report = LeagueRun(
+        config, backend=backend, address=address, fresh=fresh, redo_infra=redo_infra
+    ).run()
+    _print_standings(config.database, config.name, partial=bool(report.incomplete))
+    if report.incomplete:
+        shown = ", ".join(f"{k} ({done}/{n})" for k, done, n in report.incomplete[:6])
+        more = len(report.incomplete) - 6
+        console.print(
+            f"[yellow]partial standings: {len(report.incomplete)} pairings incomplete: "
+            f"{escape(shown)}{f', and {more} more' if more > 0 else ''}[/]"
+        )
+    for pause in report.pauses:
+        since = time.strftime("%H:%M:%S", time.localtime(pause.since))
+        length = f"{pause.until - pause.since:.0f} s" if pause.until else "until the end"
+        console.print(
+            f"[yellow]API unavailable ({escape(pause.cause)}) from {since}: "
+            f"dispatching paused for {length}[/]"
+        )
     if report.budget_stopped:
         console.print(
             "[yellow]budget reached: the league stopped cleanly; rerun the same "
@@ -96,12 +134,27 @@ def _run_league(config: LeagueConfig, *, backend: str, address: str | None, fres
         console.print(f"{kind:>4}: {path}")
     console.print(f"database: {report.database}")
     console.print(f"watch the replays: [bold]coworld view {config.out}[/]")
-    return 0
+    if report.stopped:
+        console.print(
+            f"[red]the league stopped: {escape(report.stopped)}; "
+            f"{report.missing} scheduled episodes are not scored; rerun to resume[/]"
+        )
+    if report.voided:
+        causes = ", ".join(f"{n} {c}" for c, n in sorted(report.voided.items()))
+        console.print(
+            f"[red]{sum(report.voided.values())} episodes are void ({escape(causes)}): "
+            "not scored; rerun with --redo infra to play them again[/]"
+        )
+    return 3 if report.stopped or report.voided else 0
 
 
-def _print_standings(database: str | Path, league: str | None = None) -> None:
+def _print_standings(
+    database: str | Path, league: str | None = None, *, partial: bool = False
+) -> None:
     from .league import LeagueDB, standings
     from .league.ranking import reliability
+    from .league.runner import CUT_CAUSES
+    from .league.stats import ratings
 
     db = LeagueDB.open_existing(database)
     try:
@@ -112,10 +165,15 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
         league = league or names[-1]
         blocks = db.blocks(league)
         count = db.count(league)
+        voided = sum(1 for v in db.open_voids(league).values() if v[-1].cause not in CUT_CAUSES)
+        spent, scored = db.spent(league), db.usage(league, voided=False)
+        seed = int(db.config(league).get("seed", 0))
     finally:
         db.close()
-    table = Table(title=f"league {league}: mean episode score, 95% CI ({count} episodes)")
-    for col in ("game", "policy", "n", "mean", "95% CI"):
+    void_note = f", {voided} void and not scored" if voided else ""
+    title = "partial standings" if partial else "mean episode score"
+    table = Table(title=f"league {league}: {title}, 95% CI ({count} episodes{void_note})")
+    for col in ("game", "policy", "n", "seed pairs", "mean", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
     for s in standings(blocks):
@@ -123,46 +181,114 @@ def _print_standings(database: str | Path, league: str | None = None) -> None:
             table.add_section()
         last = s.game
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
-        table.add_row(s.game, s.policy, str(s.n), f"{s.mean:+.3f}", ci)
+        table.add_row(s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci)
     console.print(table)
+    _print_ratings(ratings(blocks, seed))
     rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
     if rel:
-        t = Table(title="reliability (Claude seats)")
-        for col in (
-            "policy",
-            "decisions",
-            "retries",
-            "fallbacks",
-            "unparseable",
-            "illegal",
-            "timeout",
-            "api-error",
-            "no-credentials",
-            "tokens",
-            "cost $",
-        ):
-            t.add_column(col, justify="right" if col != "policy" else "left")
-        for p, r in rel.items():
+        console.print(_reliability_table(rel))
+    if spent.calls:
+        console.print(
+            f"spent {spent.tokens:,} tokens (${spent.cost_usd:.2f}) in {spent.calls:,} calls; "
+            f"scored episodes {scored.tokens:,} tokens (${scored.cost_usd:.2f}), the rest "
+            "went to void, interrupted or killed episodes"
+        )
+
+
+def _reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
+    """Retry and fallback rates per policy and cause, in 80 columns."""
+    from .league.ranking import FALLBACK_CAUSES
+
+    t = Table(title="reliability (Claude seats): share of decisions")
+    for col in ("policy", "decisions", "cause", "retried", "fallback", "tokens", "cost $"):
+        t.add_column(col, justify="left" if col in ("policy", "cause") else "right")
+    for p, r in rel.items():
+        causes = [c for c in FALLBACK_CAUSES if r.get(f"retry_rate:{c}") or r[f"fallback_rate:{c}"]]
+        for i, cause in enumerate(causes or ["-"]):
+            first = i == 0
             t.add_row(
-                p,
-                str(r["decisions"]),
-                str(r["retries"]),
-                str(r["fallbacks"]),
-                *(
-                    f"{r['fallback_rate:' + c]:.1%}"
-                    for c in ("unparseable", "illegal", "timeout", "api-error", "no-credentials")
-                ),
-                f"{r['tokens']:,}",
-                f"{r['cost_usd']:.2f}",
+                escape(p) if first else "",
+                f"{r['decisions']:,}" if first else "",
+                cause,
+                f"{r.get(f'retry_rate:{cause}', 0.0):.2%}" if cause != "-" else "",
+                f"{r[f'fallback_rate:{cause}']:.2%}" if cause != "-" else "",
+                f"{r['tokens']:,}" if first else "",
+                f"{r['cost_usd']:.2f}" if first else "",
             )
-        console.print(t)
+        t.add_section()
+    return t
+
+
+def _print_ratings(rated: list[Rating]) -> None:
+    if not rated:
+        return
+    table = Table(
+        title="Bradley-Terry ratings (Elo, draws as half), 95% bootstrap CI over seed pairs"
+    )
+    for col in ("game", "policy", "games", "Elo", "95% CI"):
+        table.add_column(col, justify="left" if col in ("game", "policy") else "right")
+    last = None
+    for r in rated:
+        if last is not None and r.game != last:
+            table.add_section()
+        last = r.game
+        table.add_row(
+            r.game, r.policy, str(r.games), f"{r.elo:+.0f}", f"[{r.lo:+.0f}, {r.hi:+.0f}]"
+        )
+    console.print(table)
 
 
 def _cmd_league_run(args: argparse.Namespace) -> int:
     from .league import load_league
 
     config = load_league(args.league)
-    return _run_league(config, backend=args.backend, address=args.address, fresh=args.fresh)
+    if args.patience is not None:
+        if args.patience <= 0:
+            raise ConfigError("--patience must be greater than 0 seconds", "infra_patience")
+        config = replace(config, infra_patience=args.patience)
+    return _run_league(
+        config,
+        backend=args.backend,
+        address=args.address,
+        fresh=args.fresh,
+        redo_infra=args.redo == "infra",
+    )
+
+
+def _cmd_league_plan(args: argparse.Namespace) -> int:
+    from .league import load_league
+    from .league.plan import PILOT, plan
+
+    config = load_league(args.league)
+    rows = plan(config)
+    if not rows:
+        console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
+        return 0
+    t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
+    for col in ("pairing", "episodes", "calls", "input tok", "output tok (max)", "cost $ (max)"):
+        t.add_column(col, justify="left" if col == "pairing" else "right")
+    for r in rows:
+        t.add_row(
+            escape(r.pairing),
+            f"{r.episodes:,}",
+            f"{r.calls:,.0f}",
+            f"{r.input_tokens:,.0f}",
+            f"{r.output_tokens_max:,.0f}",
+            f"{r.cost_usd:,.2f}",
+        )
+    console.print(t)
+    calls = sum(r.calls for r in rows)
+    tokens = sum(r.input_tokens + r.output_tokens_max for r in rows)
+    cost = sum(r.cost_usd for r in rows)
+    console.print(
+        f"total: about {calls:,.0f} calls, up to {tokens:,.0f} tokens, up to ${cost:,.2f} "
+        f"(plies from {PILOT} pilot episodes per pairing with the fallback baseline in the "
+        "Claude seats; input at 4 bytes a token; output at max_tokens; retries not counted). "
+        f"The budget reserves up to {max(r.reserve_per_call for r in rows):,} tokens per call "
+        "in flight.",
+        soft_wrap=False,
+    )
+    return 0
 
 
 def _cmd_league_table(args: argparse.Namespace) -> int:
@@ -173,9 +299,16 @@ def _cmd_league_table(args: argparse.Namespace) -> int:
 def _cmd_league_compare(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .league.ranking import compare, load_standings
+    from .league.ranking import compare, load_standings, voided
 
     diffs = compare(load_standings(Path(args.baseline)), load_standings(Path(args.current)))
+    for side, path in (("baseline", args.baseline), ("current", args.current)):
+        n = voided(Path(path))
+        if n:
+            console.print(
+                f"[yellow]{side}: {n} void episodes are not scored (only complete, clean "
+                "episodes are compared)[/]"
+            )
     table = Table(title="current - baseline, mean score with 95% CI (worse: CI wholly below 0)")
     for col in ("game", "policy", "baseline", "current", "diff", "95% CI", "verdict"):
         table.add_column(col, justify="left" if col in ("game", "policy", "verdict") else "right")
@@ -203,11 +336,88 @@ def _cmd_league_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_gate(args: argparse.Namespace) -> int:
+    """Exit 0 not worse, 1 worse, 2 inconclusive; 3 for bad input (never 2)."""
+    from pathlib import Path
+
+    from .episode import Clock
+    from .league.gate import GateConfig, Recorded, run_gate
+    from .seats.policy import load_policy
+
+    try:
+        games = tuple(g.strip() for g in args.games.split(",") if g.strip())
+        for g in games:
+            if g not in GAMES:
+                raise CoworldError(f"--games: unknown game {g!r}; known games: {', '.join(GAMES)}")
+        candidate = load_policy(args.candidate)
+        recorded = None
+        if args.anchor:  # a build gate: REFERENCE is a league database [#policy]
+            path, _, name = args.reference.partition("#")
+            recorded = Recorded(Path(path), name or candidate.name)
+        config = GateConfig(
+            candidate=candidate,
+            reference=load_policy(args.anchor or args.reference),
+            recorded=recorded,
+            games=games,
+            elo0=args.elo0,
+            elo1=args.elo1,
+            alpha=args.alpha,
+            beta=args.beta,
+            batch=args.batch,
+            max_episodes=args.max_episodes,
+            seed=args.seed,
+            out=Path(args.out),
+            concurrency=args.concurrency,
+            threads=args.threads,
+            clock=Clock(llm_timeout_seconds=args.timeout),
+        )
+        config.check()
+        bounds = config.bounds
+        what = f"{config.candidate.name} vs {config.reference.name}"
+        if recorded is not None:
+            what = (
+                f"{config.candidate.name} (this build) vs {recorded.policy} recorded in "
+                f"{recorded.database}, both against {config.reference.name}"
+            )
+        console.print(
+            f"gate {what} on {', '.join(games)}: "
+            f"H0 elo {config.elo0:+g}, H1 elo {config.elo1:+g}, alpha {config.alpha}, "
+            f"beta {config.beta}; LLR bounds [{bounds.lower:+.2f}, {bounds.upper:+.2f}]"
+        )
+
+        def show(step: GateStep) -> None:
+            elo = (
+                "-" if step.elo != step.elo else f"{step.elo:+.1f} [{step.lo:+.1f}, {step.hi:+.1f}]"
+            )
+            label = "outcomes(0..1 by 1/8)" if recorded is not None else "penta(LL..WW)"
+            penta = label + " " + " ".join(str(int(c)) for c in step.counts)
+            console.print(
+                f"batch {step.batch:>3}: {step.pairs:>5} pairs {step.episodes:>6} episodes  "
+                f"LLR {step.llr:+.2f} in [{bounds.lower:+.2f}, {bounds.upper:+.2f}]  "
+                f"Elo {elo}  {penta}"
+            )
+
+        result = run_gate(config, fresh=args.fresh, on_step=show)
+    except CoworldError as err:
+        console.print(f"[bold red]error:[/] {err}")
+        return 3
+    colour = {0: "green", 1: "red", 2: "yellow"}[result.exit_code]
+    last = result.steps[-1]
+    console.print(
+        f"[{colour}]{result.verdict}[/]: LLR {last.llr:+.2f} after {last.pairs} seed pairs "
+        f"({last.episodes} episodes); database {config.league().database}"
+    )
+    return result.exit_code
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     from .episode import Clock, Episode, seat_label
     from .seats.claude import has_credentials
     from .seats.policy import ClaudePolicy, load_policy
 
+    for flag, value in (("--budget", args.budget), ("--timeout", args.timeout)):
+        if value <= 0:
+            raise ConfigError(f"{flag} must be greater than 0 seconds, not {value:g}", flag)
     policies = [load_policy(p) for p in args.seat]
     clock = Clock(
         play_budget_seconds=args.budget, llm_timeout_seconds=args.timeout, pace_seconds=args.pace
@@ -222,7 +432,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 else f"  [{event['origin']}: {event['cause']}]"
             )
             say = f'  "{event["say"]}"' if event.get("say") else ""
-            console.print(f"{event['ply'] + 1:>4}  {event['feed']}{origin}{say}")
+            # markers like [fallback: timeout] and model text are shown literally
+            console.print(f"{event['ply'] + 1:>4}  " + escape(f"{event['feed']}{origin}{say}"))
         elif event["type"] == "deadline":
             console.print("[yellow]wall clock: the episode settles now[/]")
 
@@ -242,7 +453,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
             f"{episode.family.FALLBACK} baseline and recorded as origin 'fallback'.[/]"
         )
     names = ", ".join(f"{a} ({p.name})" for a, p in zip(episode.aliases, policies, strict=True))
-    console.print(f"[bold]{episode.state.resolved_game}[/] seed {episode.seed}: {names}")
+    variant = episode.state.config.get("variant")  # fog: its port, or "original variant (...)"
+    label = f" · {variant} ·" if variant else ""
+    console.print(f"[bold]{episode.state.resolved_game}[/]{label} seed {episode.seed}: {names}")
     import asyncio
 
     viewer = None
@@ -281,9 +494,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_recheck(args: argparse.Namespace) -> int:
-    from .replay import recheck
+    from .replay import ReplayMismatch, recheck
 
-    results = recheck(args.replay)
+    try:
+        results = recheck(args.replay)
+    except ReplayMismatch as err:  # name the file: the mismatch names the line
+        console.print(f"[bold red]error:[/] {escape(f'{args.replay}: {err}')}", soft_wrap=True)
+        return 2
     console.print(
         f"[green]ok[/]: {args.replay} re-derives from its seed; "
         f"{results['ending']}, score {results['score']}"
@@ -349,7 +566,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--address", help="Ray cluster address (ray backend; default: start a local one)"
     )
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this league")
+    p.add_argument(
+        "--redo",
+        choices=("infra",),
+        help="infra: play again every episode left void by API failures",
+    )
+    p.add_argument(
+        "--patience",
+        type=float,
+        default=None,
+        help="seconds a call may wait out API failures before its episode is void "
+        "(default: the league's infra_patience, else 300)",
+    )
     p.set_defaults(run=_cmd_league_run)
+    p = lsub.add_parser("plan", help="estimate a league's Claude calls, tokens and cost")
+    p.add_argument("league", help="a league file (.toml)")
+    p.set_defaults(run=_cmd_league_plan)
     p = lsub.add_parser("table", help="print standings from a league database")
     p.add_argument("database", help="league.db or the league's output directory")
     p.add_argument("--league", help="which league in the database (default: the latest)")
@@ -360,6 +592,47 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("baseline", help="league database/directory or exported standings.json")
     p.add_argument("current", help="league database/directory or exported standings.json")
     p.set_defaults(run=_cmd_league_compare)
+
+    p = sub.add_parser(
+        "gate",
+        help="sequential test (pentanomial GSPRT): exit 0 not worse, 1 worse, 2 inconclusive",
+        description=(
+            "Play seed pairs of CANDIDATE against REFERENCE (baseline names or policy "
+            "files) in batches until a generalised SPRT on the pentanomial results "
+            "decides (with --anchor: the same policy on two engine builds, through a "
+            "league database the other build recorded). Exit 0: not worse (H1, "
+            "elo >= elo1); 1: worse (H0, elo <= elo0); "
+            "2: inconclusive at --max-episodes; 3: bad input. Resumable: rerun the "
+            "same command after a kill."
+        ),
+    )
+    p.add_argument("candidate", help="baseline name or policy file (.md/.toml)")
+    p.add_argument(
+        "reference",
+        help="baseline name or policy file; with --anchor, a league database (or its "
+        "directory) another build recorded, optionally DB#POLICY (default: the candidate)",
+    )
+    p.add_argument(
+        "--anchor",
+        help="build gate: the opponent both builds play; the reference's episodes against "
+        "it come from the database, the candidate's are played now on the same seeds",
+    )
+    p.add_argument("--games", required=True, help="comma-separated two-seat game ids")
+    p.add_argument("--elo0", type=float, default=-10.0, help="H0: candidate - reference Elo (-10)")
+    p.add_argument("--elo1", type=float, default=0.0, help="H1: candidate - reference Elo (0)")
+    p.add_argument("--alpha", type=float, default=0.05, help="P(pass | H0) (0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="P(fail | H1) (0.05)")
+    p.add_argument("--batch", type=int, default=16, help="seed pairs per game per batch (16)")
+    p.add_argument(
+        "--max-episodes", type=int, default=4000, help="cap on episodes over all games (4000)"
+    )
+    p.add_argument("--seed", type=int, default=1, help="base seed (1)")
+    p.add_argument("--out", default="runs/gate", help="output directory (runs/gate)")
+    p.add_argument("--concurrency", type=int, default=4, help="Claude episodes in flight (4)")
+    p.add_argument("--threads", type=int, default=None, help="batch-simulator threads")
+    p.add_argument("--timeout", type=float, default=60.0, help="llmTimeoutSeconds (60)")
+    p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
+    p.set_defaults(run=_cmd_gate)
 
     p = sub.add_parser("play", help="play one episode with a live feed and write its replay")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")
@@ -428,8 +701,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except CoworldError as err:
-        console.print(f"[bold red]error:[/] {err}")
+        console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         return 2
+    except OSError as err:  # a file or directory the command cannot create or read
+        where = f"{err.filename}: " if err.filename else ""
+        console.print(
+            f"[bold red]error:[/] {escape(where + (err.strerror or str(err)))}", soft_wrap=True
+        )
+        return 2
+    except KeyboardInterrupt as err:  # a league's own says what it stored
+        console.print(
+            f"interrupted: {escape(str(err))}" if str(err) else "interrupted", soft_wrap=True
+        )
+        return 130
 
 
 if __name__ == "__main__":

@@ -25,9 +25,11 @@ from typing import Any
 
 from . import _core
 from .errors import ConfigError, ReplyRejected
-from .games import family_module, game
+from .games import FAMILIES, family_module, game
 from .replay import FORMAT_VERSION, JsonLinesWriter
-from .seats.claude import Answer, ClaudeClient, Usage, has_credentials
+from .sdk.canonical import canonical_json
+from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
+from .seats.infra import ModelTimeout
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
 from .seats.python_policy import PythonPolicy, PythonSeat
 from .seats.reply import Reply
@@ -43,10 +45,15 @@ class Clock:
     llm_timeout_seconds: float = 60.0
     worst_ply_seconds: float | None = None
     pace_seconds: float = 0.0
+    #: A scripted seat's (or a fallback's) worst ply before it has played one: a
+    #: baseline move in the core. Then the guard uses its slowest ply so far
+    #: (a searching baseline such as mcts can take longer).
+    scripted_ply_seconds: float = 0.1
 
     @property
     def worst_ply(self) -> float:
-        """Unless set: one call and its one retry, each up to the timeout, plus a second."""
+        """A Claude seat's worst ply. Unless set: one call and its one retry, each up
+        to the timeout, plus a second."""
         if self.worst_ply_seconds is not None:
             return self.worst_ply_seconds
         return 2 * self.llm_timeout_seconds + 1.0
@@ -56,6 +63,7 @@ class Clock:
             "playBudgetSeconds": self.play_budget_seconds,
             "llmTimeoutSeconds": self.llm_timeout_seconds,
             "worstPlySeconds": self.worst_ply,
+            "scriptedPlySeconds": self.scripted_ply_seconds,
             "paceSeconds": self.pace_seconds,
         }
 
@@ -66,11 +74,13 @@ class Decision:
 
     move: str
     origin: str  # scripted | model | retry | policy (a Python policy) | fallback
-    # unparseable | illegal | timeout | api-error | no-credentials | error (a Python exception)
+    # unparseable | illegal | timeout | no-credentials | error (a Python policy's exception)
     cause: str | None = None
     reply: Reply | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    #: Why the first attempt was retried (None: no retry).
+    retried: str | None = None
 
 
 def seat_label(seats: int, seat: int, alias: str) -> str:
@@ -93,6 +103,7 @@ class Episode:
         seat_transcripts: bool = False,
         client: ClaudeClient | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_usage: Callable[[Usage], None] | None = None,
     ) -> None:
         self.reducer = game(spec)
         self.settings = dict(self.reducer.settings)
@@ -108,8 +119,13 @@ class Episode:
         self.usage = [Usage() for _ in range(self.seats)]
         self.origins: list[dict[str, int]] = [{} for _ in range(self.seats)]
         self.client = client
+        self._owns_client = False
+        #: Seconds the Claude seats spent waiting out the network: not the episode's time.
+        self.infra_waited = 0.0
         self.claude_enabled = client is not None or has_credentials()
         self.on_event = on_event
+        #: Hears each answered call's usage at once (the league writes it down).
+        self.on_usage = on_usage
         self.out = Path(out) if out else None
         has_claude = any(isinstance(p, ClaudePolicy) for p in self.policies)
         self.record_calls = record_calls and self.out is not None and has_claude
@@ -117,6 +133,11 @@ class Episode:
         self._writers: dict[str, JsonLinesWriter] = {}
         self._python_seats: dict[int, PythonSeat] = {}
         self.events: list[dict[str, Any]] = []
+        self.moves = [0] * self.seats  # each seat's own move count: the only one it may know
+        self._last_seen: list[str | None] = [None] * self.seats
+        self._revealed = 0  # revelation records of the full view already on a ply event
+        self._slowest = [0.0] * self.seats  # each seat's slowest decision so far, seconds
+        self._systems_kept: set[int] = set()
 
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
@@ -127,6 +148,8 @@ class Episode:
             )
         names = self.state.policy_names
         for seat, p in enumerate(self.policies):
+            if isinstance(p, ClaudePolicy):
+                check_price(p.model, p.price, f"seat {seat}: ")
             if not isinstance(p, BaselinePolicy):
                 continue
             if p.base not in names:
@@ -181,6 +204,7 @@ class Episode:
             "settings": self.settings,
             "game": self.state.game,
             "resolvedGame": self.state.resolved_game,
+            "family": FAMILIES[self.state.resolved_game],
             "seats": [
                 {
                     "seat": s,
@@ -196,12 +220,21 @@ class Episode:
             "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
 
-    def _observe(self, seat: int, ply: int) -> None:
-        """Append `seat`'s redacted view to its public transcript."""
-        if f"seat{seat}" in self._writers:
-            self._writers[f"seat{seat}"].write(
-                {"type": "observation", "ply": ply, "view": self.reducer.view_for(self.state, seat)}
-            )
+    def _observe(self, seat: int) -> None:
+        """Append `seat`'s redacted view to its public transcript when it changed.
+
+        A ply that leaves the seat's view as it was (in fog, an opponent's
+        collision) leaves no record, and `step` is the seat's own move count: the
+        transcript must not count plies the seat cannot see. The last record is
+        the seat's own terminal view, never the full results."""
+        writer = self._writers.get(f"seat{seat}")
+        if writer is None:
+            return
+        view = self.reducer.view_for(self.state, seat)
+        seen = canonical_json(view)
+        if seen != self._last_seen[seat]:
+            self._last_seen[seat] = seen
+            writer.write({"type": "observation", "step": self.moves[seat], "view": view})
 
     # ---- the loop -----------------------------------------------------------
 
@@ -212,6 +245,8 @@ class Episode:
         finally:
             for w in self._writers.values():
                 w.close()
+            if self._owns_client and self.client is not None:
+                await self.client.close()
 
     async def _run(self) -> dict[str, Any]:
         started = time.monotonic()
@@ -227,15 +262,20 @@ class Episode:
                     "view": self.reducer.view_for(self.state, welcomed),
                 }
             )
-            self._observe(welcomed, 0)
+            self._observe(welcomed)
         while not self.state.is_terminal:
             seat = self.state.active_seat
             assert seat is not None
-            if time.monotonic() + self.clock.worst_ply > deadline:  # step 2
+            # step 2 (time spent waiting out the network is not the episode's)
+            if time.monotonic() - self.infra_waited + self._worst_ply(seat) > deadline:
                 self.state = self.state.settle_deadline()
                 self._emit({"type": "deadline", "ply": self.state.plies})
+                for s in range(self.seats):
+                    self._observe(s)
                 break
+            began = time.monotonic()
             decision = await self._decide(seat)
+            self._slowest[seat] = max(self._slowest[seat], time.monotonic() - began)
             self._play(seat, decision)
             if self.clock.pace_seconds > 0:
                 await asyncio.sleep(self.clock.pace_seconds)
@@ -246,6 +286,14 @@ class Episode:
         self._emit({"type": "results", "results": results})
         return results
 
+    def _worst_ply(self, seat: int) -> float:
+        """The wall-clock guard's worst case for the seat about to move: a Claude
+        call (and its retry) only if this seat will make one."""
+        asks_claude = isinstance(self.policies[seat], ClaudePolicy) and self.claude_enabled
+        if asks_claude:
+            return self.clock.worst_ply
+        return max(self.clock.scripted_ply_seconds, self._slowest[seat])
+
     def _play(self, seat: int, decision: Decision) -> None:
         reply = decision.reply or Reply(move=decision.move)
         ply = self.state.plies
@@ -253,11 +301,15 @@ class Episode:
             self.state = self.state.with_guess(list(reply.guess))
         before = self.state
         self.state = self.state.apply(decision.move)
+        self.moves[seat] += 1
         if reply.notes:
             self.notes[seat] = reply.notes
         self.origins[seat][decision.origin] = self.origins[seat].get(decision.origin, 0) + 1
         if decision.cause:
             key = f"{decision.origin}:{decision.cause}"
+            self.origins[seat][key] = self.origins[seat].get(key, 0) + 1
+        if decision.retried:
+            key = f"retried:{decision.retried}"
             self.origins[seat][key] = self.origins[seat].get(key, 0) + 1
         event = {
             "type": "ply",
@@ -276,17 +328,24 @@ class Episode:
             "attempts": decision.calls or None,
             "view": self.reducer.view(self.state),
         }
+        event["revelations"] = self._new_revelations(event["view"])
         self._emit(event)
         for s in range(self.seats):
-            self._observe(s, ply + 1)
+            self._observe(s)
+
+    def _new_revelations(self, view: Any) -> list[Any]:
+        """The RFC-003 revelation records this ply added to the full view's list
+        (any family that keeps one), for the feed and the replay."""
+        records = view.get("revelations") if isinstance(view, Mapping) else None
+        if not isinstance(records, list):
+            return []
+        new, self._revealed = records[self._revealed :], len(records)
+        return new
 
     def _feed_line(self, before: Any, seat: int, move: str) -> str:
         """The spectator feed's line for this ply, in algebraic notation."""
         labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
-        describe = getattr(self.family, "feed_line", None)
-        if describe:
-            return describe(before, self.state, seat, move, labels)
-        return f"{labels[seat]} plays {move}"
+        return self.family.feed_line(before, self.state, seat, move, labels)
 
     # ---- deciding -----------------------------------------------------------
 
@@ -324,6 +383,7 @@ class Episode:
     async def _ask_claude(self, seat: int, policy: ClaudePolicy) -> Decision:
         if self.client is None:
             self.client = ClaudeClient(timeout=self.clock.llm_timeout_seconds)
+            self._owns_client = True
         system = self._system_prompt(policy)
         observation = self.family.observation_text(
             self.state,
@@ -344,35 +404,29 @@ class Episode:
             calls.append(self._call_record(seat, attempt, system, messages, answer, cause, reason))
             if reply is not None:
                 origin = "model" if attempt == 0 else "retry"
-                return Decision(
-                    reply.move,
-                    origin,
-                    None if attempt == 0 else calls[0]["cause"],
-                    reply,
-                    calls,
-                    usage,
-                )
+                first = None if attempt == 0 else calls[0]["cause"]
+                return Decision(reply.move, origin, first, reply, calls, usage, retried=first)
             if attempt == 0:
                 if answer and answer.text:
                     messages = [*messages, {"role": "assistant", "content": answer.text}]
                 messages = [*messages, {"role": "user", "content": self._retry_text(reason)}]
-        return self._fallback(cause or "unparseable", calls, usage)
+        fallback = self._fallback(cause or "unparseable", calls, usage)
+        fallback.retried = calls[0]["cause"]
+        return fallback
 
     async def _one_call(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]], seat: int
     ) -> tuple[Answer | None, str | None, str, Reply | None]:
-        """One bounded call: (answer, failure cause, reason, parsed reply)."""
-        import anthropic
-
+        """One bounded call: (answer, failure cause, reason, parsed reply). An
+        infrastructure failure the client could not outlast (`InfraFailure`) is not a
+        decision: it ends the episode as void."""
         assert self.client is not None
         try:
-            answer = await asyncio.wait_for(
-                self.client.ask(policy, system, messages), self.clock.llm_timeout_seconds
-            )
-        except (TimeoutError, anthropic.APITimeoutError):
-            return None, "timeout", f"no reply within {self.clock.llm_timeout_seconds:g} s", None
-        except anthropic.APIError as err:
-            return None, "api-error", f"{type(err).__name__}: {_safe_error(err)}", None
+            answer = await self.client.ask(policy, system, messages, self.on_usage)
+        except ModelTimeout as err:
+            self.infra_waited += err.waited
+            return None, "timeout", f"no reply within {self.client.timeout:g} s", None
+        self.infra_waited += answer.waited
         try:
             reply = self.family.parse_reply(answer.text, self.state, seat, self.aliases)
         except ReplyRejected as err:
@@ -380,11 +434,17 @@ class Episode:
         return answer, None, "", reply
 
     def _retry_text(self, reason: str) -> str:
-        legal = self.reducer.legal_moves(self.state)
-        shown = ", ".join(legal) if len(legal) <= 200 else ", ".join(legal[:200]) + ", ..."
+        """The one retry: the reason and the complete legal set (never truncated), in
+        the family's compact exact form when it has one (recon-hex-5: the cells, and
+        that any cell is an anchor, instead of every anchor+cell pair)."""
+        compact = getattr(self.family, "legal_text", None)
+        if compact:
+            shown = compact(self.state)
+        else:
+            shown = "Legal moves: " + ", ".join(self.reducer.legal_moves(self.state))
         return (
             f"Your reply could not be used: {reason}\n"
-            f"Legal moves: {shown}\n"
+            f"{shown}\n"
             "Reply again with exactly one JSON object, as the rules describe."
         )
 
@@ -409,16 +469,25 @@ class Episode:
             "raw": answer.text if answer else None,
             "usage": answer.usage.as_dict() if answer else None,
             "latency": round(answer.latency, 3) if answer else None,
+            "infraRetries": answer.infra_retries if answer and answer.infra_retries else None,
         }
-        self._emit({**record, "system": system, "messages": messages}, stream="calls")
+        # thinking stays in the calls sidecar: never in the replay, never to a seat
+        thinking = answer.extra.get("thinking") if answer else None
+        # the system prompt (rules + operator prompt, the large part) is stored once per
+        # episode and seat; each call keeps its own messages (observation, retry)
+        first = seat not in self._systems_kept
+        self._systems_kept.add(seat)
+        self._emit(
+            {
+                **record,
+                "system": system if first else None,
+                "systemFrom": None if first else "the first call of this seat",
+                "messages": messages,
+                "thinking": thinking,
+            },
+            stream="calls",
+        )
         return record
-
-
-def _safe_error(err: Exception) -> str:
-    """An API error's message, without anything that could carry a credential."""
-    status = getattr(err, "status_code", None)
-    text = str(getattr(err, "message", "") or err)
-    return (f"HTTP {status}: " if status else "") + text[:200]
 
 
 def play(

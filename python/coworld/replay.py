@@ -36,12 +36,37 @@ class JsonLinesWriter:
 
 
 def read_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every complete line; a torn last line is skipped."""
-    with Path(path).open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.endswith("\n"):
-                return  # a write cut short by a kill: the prefix before it is valid
-            yield number, json.loads(line)
+    """(line number, object) for every complete line; a torn last line is skipped.
+    A file that is missing, not text, or has a line that is not a JSON object
+    raises `ReplayUnreadable` naming the file and line."""
+    path = Path(path)
+    try:
+        fh = path.open(encoding="utf-8")
+    except OSError as err:
+        raise ReplayUnreadable(f"{path}: {err.strerror or err}") from None
+    with fh:
+        number = 0
+        try:
+            for number, line in enumerate(fh, start=1):
+                if not line.endswith("\n"):
+                    return  # a write cut short by a kill: the prefix before it is valid
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise ReplayUnreadable(
+                        f"{path}: line {number}: not a JSON line ({err.msg}, column {err.colno})"
+                    ) from None
+                if not isinstance(event, dict):
+                    raise ReplayUnreadable(f"{path}: line {number}: not a JSON object")
+                yield number, event
+        except UnicodeDecodeError:
+            raise ReplayUnreadable(
+                f"{path}: line {number + 1}: not UTF-8 text (is it a replay?)"
+            ) from None
+
+
+class ReplayUnreadable(CoworldError):
+    """A replay file cannot be read as JSON lines (the message names file and line)."""
 
 
 class ReplayMismatch(CoworldError):
@@ -61,13 +86,27 @@ def recheck(path: str | Path) -> dict[str, Any]:
 
     Raises `ReplayMismatch` naming the first line (and field) that does not re-derive.
     """
+    at = [1]  # the line being checked, for errors raised by plain field access
+    try:
+        return _recheck(read_lines(path), at)
+    except KeyError as err:
+        raise ReplayMismatch(
+            at[0], f"an event lacks the field {err.args[0]!r} (not a coworld replay?)"
+        ) from None
+    except (TypeError, AttributeError, ValueError) as err:
+        if isinstance(err, CoworldError):
+            raise
+        raise ReplayMismatch(at[0], f"an event has a field of the wrong kind ({err})") from None
+
+
+def _recheck(lines: Iterator[tuple[int, dict[str, Any]]], at: list[int]) -> dict[str, Any]:
     from . import game
 
-    lines = read_lines(path)
     try:
         number, header = next(lines)
     except StopIteration:
         raise ReplayMismatch(1, "the replay is empty") from None
+    at[0] = number
     if header.get("type") != "header":
         raise ReplayMismatch(number, "the first line is not a header")
     reducer = game({"game": header["config"]["game"], **header.get("settings", {})})
@@ -78,6 +117,7 @@ def recheck(path: str | Path) -> dict[str, Any]:
         _expect(number, "initial view", header["view"], state.view())
     results = None
     for number, event in lines:
+        at[0] = number
         kind = event.get("type")
         if kind == "welcome":
             _expect(number, "welcome view", event["view"], state.view_for(event["seat"]))

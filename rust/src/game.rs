@@ -63,8 +63,9 @@ impl Ending {
         }
     }
 
+    /// Its index in [`Ending::ALL`] (the declaration order; a test pins the two together).
     pub fn code(self) -> u8 {
-        Ending::ALL.iter().position(|&e| e == self).unwrap_or(0) as u8
+        self as u8
     }
 
     /// `wall-clock` is the one ending that settles with reason `deadline`.
@@ -153,6 +154,14 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn active_seat(&self) -> Option<Seat>;
     /// Plies (decisions) applied so far.
     fn plies(&self) -> u32;
+    /// Which PRNG stream the coming decision's baseline draws from (with the
+    /// episode seed). Games where every seat sees every ply use `plies`; a game
+    /// whose ply count is hidden from the mover (fog: opponent collisions)
+    /// derives it from what the mover knows, so its baselines stay a function
+    /// of its view.
+    fn decision_stream(&self) -> u32 {
+        self.plies()
+    }
     fn outcome(&self) -> Option<&Outcome>;
 
     /// The active seat's legal moves, derived from what that seat may know.
@@ -160,8 +169,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Apply a move that `legal_moves_into` produced. Callers outside the
     /// simulator go through [`Game::try_apply`].
     fn apply(&mut self, mv: Self::Move);
-    /// Settle a live episode now (wall clock) by the family's adjudication rule.
+    /// Settle a live episode now (wall clock) by [`Game::adjudicate`]; games
+    /// get it from [`state_accessors!`].
     fn settle_deadline(&mut self);
+    /// The family's adjudication of a live position, settled with `ending`
+    /// (`ply-cap` or `wall-clock`).
+    fn adjudicate(&self, ending: Ending) -> Outcome;
 
     fn move_name(&self, mv: Self::Move) -> String;
     /// The tolerant reader: a legal move, or why not (unparseable vs illegal).
@@ -235,6 +248,33 @@ pub trait Game: Clone + Send + Sync + 'static {
         CoreError::illegal(text, "the game is over", vec![])
     }
 }
+
+/// The `Game` accessors every state shares, from its fields `mover`, `outcome`
+/// and the plies counter named here, and `settle_deadline` by the game's
+/// [`Game::adjudicate`].
+macro_rules! state_accessors {
+    ($plies:ident) => {
+        fn active_seat(&self) -> Option<$crate::game::Seat> {
+            #[allow(clippy::unnecessary_cast)]
+            self.outcome
+                .is_none()
+                .then_some(self.mover as $crate::game::Seat)
+        }
+        fn plies(&self) -> u32 {
+            self.$plies
+        }
+        fn outcome(&self) -> Option<&$crate::game::Outcome> {
+            self.outcome.as_ref()
+        }
+        fn settle_deadline(&mut self) {
+            if self.outcome.is_none() {
+                let ending = $crate::game::Ending::WallClock;
+                self.outcome = Some($crate::game::Game::adjudicate(self, ending));
+            }
+        }
+    };
+}
+pub(crate) use state_accessors;
 
 /// A scripted baseline: a pure function of the position and a PRNG stream.
 pub type Policy<G> = fn(&G, &mut Rng) -> <G as Game>::Move;

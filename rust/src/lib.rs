@@ -2,6 +2,7 @@
 //! the batch simulator, in plain Rust. The Python face lives in `python` (the
 //! `python` feature) and only converts.
 
+pub mod catalog;
 pub mod error;
 pub mod fog;
 pub mod game;
@@ -18,6 +19,9 @@ pub mod vecenv;
 mod python;
 #[cfg(feature = "python")]
 mod python_vecenv;
+
+#[cfg(test)]
+mod random_sim;
 
 pub use error::{CoreError, CoreResult, MoveFault};
 pub use game::{Ending, Game, Outcome, Seat};

@@ -151,6 +151,15 @@ pub fn lookup<G: Game>(base: &str) -> CoreResult<&'static Baseline<G>> {
         })
 }
 
+/// `G`'s table as the catalogue lists it: each name with every key it takes
+/// (`eps` first).
+pub fn catalog_rows<G: Game>() -> Vec<(&'static str, Vec<&'static str>)> {
+    G::baselines()
+        .iter()
+        .map(|b| (b.name, std::iter::once(EPS).chain(b.keys.iter().copied()).collect()))
+        .collect()
+}
+
 /// The names in `G`'s table, in order.
 pub fn names<G: Game>() -> Vec<&'static str> {
     G::baselines().iter().map(|b| b.name).collect()

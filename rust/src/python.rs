@@ -284,6 +284,19 @@ fn simulate<'py>(
     Ok(out)
 }
 
+/// The game catalogue: `{"games": {id: entry}, "order": [...], "rotation": [...]}`.
+#[pyfunction]
+fn catalog(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    to_py(py, &crate::catalog::to_json())
+}
+
+/// One word of a Hanabi reply's field in canonical form (`kind`: action, number,
+/// hintType, colour or rank), or None when the reader does not know it.
+#[pyfunction]
+fn hanabi_word(kind: &str, text: &str) -> Option<String> {
+    crate::hanabi::reader::read_word(kind, text)
+}
+
 /// A fresh seed in 1..=2^31-1, as seed 0 draws everywhere.
 #[pyfunction]
 fn draw_seed() -> i64 {
@@ -316,6 +329,8 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::python_vecenv::encode, m)?)?;
     m.add_function(wrap_pyfunction!(crate::python_vecenv::action_names, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(hanabi_word, m)?)?;
     m.add_function(wrap_pyfunction!(draw_seed, m)?)?;
     m.add_function(wrap_pyfunction!(aliases, m)?)?;
     m.add_function(wrap_pyfunction!(episode_seed, m)?)?;

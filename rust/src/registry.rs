@@ -1,11 +1,13 @@
 //! Every game id, one enum over every state type, and the text-level API the
-//! Python layer and the batch simulator share. Adding a game: one arm in
-//! `games!` below and one constructor arm in `State::new`.
+//! Python layer and the batch simulator share. Adding a game: its entry in
+//! [`CATALOG`], its state type in `games!` below (unless it shares one) and its
+//! constructor arm in `build`.
 
 use serde_json::{json, Value};
 
+use crate::catalog::Entry;
 use crate::error::{CoreError, CoreResult};
-use crate::fog::FogState;
+use crate::fog::{self, FogState};
 use crate::game::{Game, Seat};
 use crate::gauntlet::{
     self, breakthrough::Breakthrough, connect_four::ConnectFour, hex::Hex, quoridor::Quoridor,
@@ -15,19 +17,33 @@ use crate::hanabi::{self as hanabi_game, Hanabi};
 use crate::policy::Player;
 use crate::rng::{resolve_seed, Rng};
 
-/// Canonical ids, in the order `simulate` reports them in its `game` column.
-pub const GAMES: [&str; 10] = [
-    "phantom-ttt-3",
-    "dark-hex-4",
-    "dark-hex-5",
-    "recon-hex-5",
-    "connect-four",
-    "breakthrough",
-    "hex",
-    "quoridor",
-    "rotate",
-    "hanabi",
+/// Every game's catalogue entry, each stated by its own module, in the order
+/// `simulate` reports them in its `game` column.
+pub const CATALOG: [Entry; 10] = [
+    fog::VARIANTS[0].entry(),
+    fog::VARIANTS[1].entry(),
+    fog::VARIANTS[2].entry(),
+    fog::VARIANTS[3].entry(),
+    gauntlet::connect_four::ENTRY,
+    gauntlet::breakthrough::ENTRY,
+    gauntlet::hex::ENTRY,
+    gauntlet::quoridor::ENTRY,
+    gauntlet::ROTATE,
+    hanabi_game::ENTRY,
 ];
+
+/// Canonical ids, in catalogue order.
+pub const GAMES: [&str; CATALOG.len()] = ids();
+
+const fn ids() -> [&'static str; CATALOG.len()] {
+    let mut out = [""; CATALOG.len()];
+    let mut i = 0;
+    while i < CATALOG.len() {
+        out[i] = CATALOG[i].id;
+        i += 1;
+    }
+    out
+}
 
 macro_rules! games {
     ($($variant:ident($ty:ty)),* $(,)?) => {
@@ -73,12 +89,7 @@ pub struct State {
 }
 
 fn canonical_id(id: &str) -> CoreResult<&'static str> {
-    GAMES.iter().copied().find(|g| *g == id).ok_or_else(|| {
-        CoreError::config(
-            "game",
-            format!("unknown game {id:?}; known games: {}", GAMES.join(", ")),
-        )
-    })
+    crate::catalog::entry(id).map(|e| e.id)
 }
 
 /// Reject config keys a game does not take, naming the field.
@@ -107,25 +118,25 @@ fn check_keys(config: &Value, allowed: &[&str]) -> CoreResult<()> {
 
 fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, Value)> {
     match id {
-        "connect-four" => {
-            check_keys(config, &[])?;
-            Ok((AnyState::ConnectFour(ConnectFour::new()), json!({})))
-        }
-        "phantom-ttt-3" | "dark-hex-4" | "dark-hex-5" | "recon-hex-5" => {
-            check_keys(config, &[])?;
-            let v = crate::fog::variant(id).ok_or_else(|| CoreError::config("game", id))?;
+        "connect-four" => Ok((AnyState::ConnectFour(ConnectFour::new()), json!({}))),
+        _ if fog::variant(id).is_some() => {
+            let v = fog::variant(id).expect("checked by the guard");
             Ok((AnyState::Fog(FogState::new(v)), v.config()))
         }
         "hanabi" => {
-            check_keys(config, &["seats", "deck"])?;
+            let range = hanabi_game::ENTRY.seats;
             let seats = match config.get("seats") {
-                None => hanabi_game::DEFAULT_SEATS,
+                None => range.default,
                 Some(v) => v
                     .as_u64()
                     .map(|n| n as usize)
-                    .filter(|n| (hanabi_game::MIN_SEATS..=hanabi_game::MAX_SEATS).contains(n))
+                    .filter(|n| (range.min..=range.max).contains(n))
                     .ok_or_else(|| {
-                        CoreError::config("seats", format!("hanabi takes 2 to 5 seats, not {v}"))
+                        let (lo, hi) = (range.min, range.max);
+                        CoreError::config(
+                            "seats",
+                            format!("hanabi takes {lo} to {hi} seats, not {v}"),
+                        )
                     })?,
             };
             let game = match config.get("deck") {
@@ -144,18 +155,9 @@ fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<(AnyState, V
             }
             Ok((AnyState::Hanabi(game), settings))
         }
-        "breakthrough" => {
-            check_keys(config, &[])?;
-            Ok((AnyState::Breakthrough(Breakthrough::new()), json!({})))
-        }
-        "hex" => {
-            check_keys(config, &[])?;
-            Ok((AnyState::Hex(Hex::new()), json!({})))
-        }
-        "quoridor" => {
-            check_keys(config, &[])?;
-            Ok((AnyState::Quoridor(Quoridor::new()), json!({})))
-        }
+        "breakthrough" => Ok((AnyState::Breakthrough(Breakthrough::new()), json!({}))),
+        "hex" => Ok((AnyState::Hex(Hex::new()), json!({}))),
+        "quoridor" => Ok((AnyState::Quoridor(Quoridor::new()), json!({}))),
         _ => Err(CoreError::config(
             "game",
             format!("{id} has no constructor"),
@@ -169,12 +171,12 @@ impl State {
         let requested = canonical_id(id)?;
         let seed = resolve_seed(seed);
         let resolved = if requested == "rotate" {
-            gauntlet::ROTATION[gauntlet::rotation_index(seed)]
+            gauntlet::ROTATE.rotation[gauntlet::rotation_index(seed)]
         } else {
             requested
         };
+        check_keys(config, crate::catalog::entry(requested)?.settings)?;
         let settings = if requested == "rotate" {
-            check_keys(config, &[])?;
             &Value::Null
         } else {
             config
@@ -291,8 +293,8 @@ impl State {
         if self.is_terminal() {
             return Err(CoreError::illegal(name, "the game is over", vec![]));
         }
-        let mut rng = Rng::for_decision(self.seed, self.plies());
         dispatch!(&self.inner, g => {
+            let mut rng = Rng::for_decision(self.seed, g.decision_stream());
             let player = player_for(g, name)?;
             Ok(g.move_name(player.choose(g, &mut rng)))
         })

@@ -43,13 +43,9 @@ impl Batch {
     /// Fail fast on an unknown game, a bad config, a wrong seat count or an unknown baseline.
     pub fn validate(&self) -> CoreResult<()> {
         // Check against the first episode; every episode of a family has the same seats.
-        // For `rotate`, check every game of the rotation.
-        let seeds: Vec<i64> = if self.game == "rotate" {
-            vec![4, 1, 2, 3]
-        } else {
-            vec![1]
-        };
-        for s in seeds {
+        // For `rotate`, check every game of the rotation (seeds 1..=n draw each once).
+        let games = crate::catalog::entry(&self.game)?.rotation.len().max(1);
+        for s in 1..=games as i64 {
             let state = State::new(&self.game, &self.config, s)?;
             let seats = state.num_seats();
             if self.policies.len() != seats {
@@ -124,9 +120,12 @@ impl Batch {
     }
 }
 
-/// Index into [`GAMES`] of a game id.
+/// Index into [`GAMES`] of a game id (every state's id is one: a miss is a bug).
 fn game_index(id: &str) -> u8 {
-    GAMES.iter().position(|g| *g == id).unwrap_or(0) as u8
+    GAMES
+        .iter()
+        .position(|g| *g == id)
+        .unwrap_or_else(|| panic!("{id:?} is not in registry::GAMES")) as u8
 }
 
 fn seed_free_start(state: &State) -> bool {
@@ -164,7 +163,7 @@ pub fn play_out<G: Game, P: Decide<G>>(
     game: u8,
 ) -> EpisodeRecord {
     while let Some(seat) = g.active_seat() {
-        let mut rng = Rng::for_decision(seed, g.plies());
+        let mut rng = Rng::for_decision(seed, g.decision_stream());
         let mv = policies[seat].decide(&g, &mut rng);
         g.apply(mv);
     }

@@ -1,38 +1,56 @@
-"""The registry of games: `coworld.game(id)` returns the reducer for an id."""
+"""The registry of games: `coworld.game(id)` returns the reducer for an id.
+
+Every fact about a game id comes from the core's catalogue (`catalog()`); this
+module and everything else only read it.
+"""
 
 from __future__ import annotations
 
+import copy
 import importlib
 from collections.abc import Mapping
-from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from .. import _core
 from ..errors import ConfigError
 from .base import PerfectInformationReducer, Reducer
+from .family import FamilyModule
 
-GAMES: tuple[str, ...] = tuple(_core.GAMES)
+_CATALOG: dict[str, Any] = _core.catalog()
 
-FAMILIES: dict[str, str] = {
-    "phantom-ttt-3": "fog",
-    "dark-hex-4": "fog",
-    "dark-hex-5": "fog",
-    "recon-hex-5": "fog",
-    "connect-four": "gauntlet",
-    "breakthrough": "gauntlet",
-    "hex": "gauntlet",
-    "quoridor": "gauntlet",
-    "rotate": "gauntlet",
-    "hanabi": "hanabi",
-}
+GAMES: tuple[str, ...] = tuple(_CATALOG["order"])
+
+#: The family module of each game id (`fog`, `gauntlet`, `hanabi`).
+FAMILIES: dict[str, str] = {g: e["family"] for g, e in _CATALOG["games"].items()}
+
+#: What `rotate` draws from, in the rotation order.
+ROTATION: tuple[str, ...] = tuple(_CATALOG["rotation"])
 
 
-def family_module(game_id: str) -> ModuleType:
-    """The family module of a (resolved) game id: its rules text for Claude seats,
-    `observation_text`, `parse_reply`, `FALLBACK` baseline and optional `feed_line`."""
+def catalog() -> dict[str, dict[str, Any]]:
+    """Per game id: family, seats (min, max, default), settings keys, baselines (with
+    their parameter keys), endings, score range, ply cap, hidden information, port or
+    original variant, rotation membership (and, for `rotate`, the rotation order)."""
+    return copy.deepcopy(_CATALOG["games"])
+
+
+def entry(game_id: str) -> dict[str, Any]:
+    """The catalogue entry of one game id (a copy)."""
     if game_id not in FAMILIES:
         raise ConfigError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}", "game")
-    return importlib.import_module(f"{__name__}.{FAMILIES[game_id]}")
+    return copy.deepcopy(_CATALOG["games"][game_id])
+
+
+def of_family(family: str) -> tuple[str, ...]:
+    """The ids of one family, in catalogue order."""
+    return tuple(g for g in GAMES if FAMILIES[g] == family)
+
+
+def family_module(game_id: str) -> FamilyModule:
+    """The family module of a (resolved) game id (see `FamilyModule`)."""
+    if game_id not in FAMILIES:
+        raise ConfigError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}", "game")
+    return cast(FamilyModule, importlib.import_module(f"{__name__}.{FAMILIES[game_id]}"))
 
 
 def _reducer_class(family: str) -> type[Reducer]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import _core
-from ..errors import ConfigError, IllegalMove
+from ..errors import IllegalMove
 from ..sdk.protocol import SubmittedAction
 
 State = _core.State
@@ -43,12 +43,15 @@ class Reducer:
         """The state after `action` (a move string, or an RFC-003 `SubmittedAction`)."""
         if isinstance(action, SubmittedAction):
             if state.active_seat is not None and action.seat != state.active_seat:
+                # The refusal goes to the submitting seat: it names nothing of the
+                # active seat's legal set (in a hidden-information game that set
+                # is drawn from the active seat's private knowledge).
                 raise IllegalMove(
-                    f"seat {action.seat} submitted {action.action!r} but it is seat "
-                    f"{state.active_seat}'s turn; legal moves: {', '.join(state.legal_moves())}",
+                    f"seat {action.seat} submitted {action.action!r}: it is not your turn",
                     kind="illegal",
                     move=str(action.action),
-                    legal=state.legal_moves(),
+                    legal=[],
+                    reason="it is not your turn",
                 )
             action = action.action
         if not isinstance(action, str):
@@ -82,13 +85,6 @@ class PerfectInformationReducer(Reducer):
     """Nothing is hidden: `view_for(state, seat) == view(state)` for every seat."""
 
     perfect_information = True
-
-    def view_for(self, state: State, seat: int) -> dict[str, Any]:
-        if not 0 <= seat < state.num_seats:
-            raise ConfigError(
-                f"seat {seat} does not exist; seats are 0..{state.num_seats - 1}", "seat"
-            )
-        return state.view()
 
     def standing(self, state: State, seat: int) -> int:
         """The spec's `standing(sim, seat)` heuristic (higher is better for `seat`)."""

@@ -15,14 +15,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IllegalMove, ReplyRejected
-from ..seats.jsonreply import extract_json_object
+from ..seats.jsonreply import JsonPolicy, extract_json_object
 from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
+from . import of_family
 from .base import Reducer, State
 
 #: The baseline that plays a fog seat whose reply cannot be used (DESIGN: failure causes).
 FALLBACK = "probe"
 
-FOG_GAMES: tuple[str, ...] = ("phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5")
+#: Replies hold their object amid prose; the first one with a `move` wins.
+REPLY_POLICY = JsonPolicy(key="move")
+
+FOG_GAMES: tuple[str, ...] = of_family("fog")
 
 
 class FogReducer(Reducer):
@@ -33,6 +37,12 @@ class FogReducer(Reducer):
     def view_for(self, state: State, seat: int) -> dict[str, Any]:
         """Only what DESIGN's "What a fog seat learns" allows (see the core's `view_for`)."""
         return state.view_for(seat)
+
+    def results_for(self, state: State, seat: int) -> dict[str, Any] | None:
+        """The results as `seat` learns them: reason, ending, score and winner (never
+        the true distToWin, the winning path, the opponent's probes or guesses)."""
+        outcome: dict[str, Any] | None = state.view_for(seat)["outcome"]
+        return outcome
 
     def with_guess(self, state: State, cells: Sequence[str]) -> State:
         """The state with the active seat's guess recorded for the coming ply (audit only)."""
@@ -45,7 +55,7 @@ _COORDS = (
 )
 
 _TTT = (
-    "Phantom Tic-Tac-Toe (phantom-ttt-3), a port of OpenSpiel phantom_ttt. "
+    "Phantom Tic-Tac-Toe ({game_id}), {label}. "
     "A 3x3 board. " + _COORDS.format(last="c3", lf="c", n=3) + " Seat 0 is X (red) and "
     "moves first; seat 1 is O (blue). Own all three cells of a rank, a file or a diagonal to "
     "win; a full board with no line is a draw."
@@ -66,17 +76,19 @@ _FOG = (
     "opponent stone nothing is placed and you learn that stone is there "
     '(result "occupied"){after}. '
     "You may not attempt a cell you own or know to be occupied, nor an off-board cell: that is an "
-    "invalid reply, not a move. You learn only the results of your own plies{sense_learn} and the "
-    "ply counter; never where or whether your opponent collided."
+    "invalid reply, not a move. You learn only the results of your own plies{sense_learn}, "
+    "numbered by your own attempts (1, 2, ...); never where or whether your opponent collided, "
+    "nor how many plies it has played."
 )
 
 _SENSE = (
     " In recon-hex-5 every ply first senses: name any cell as the anchor and the referee shows "
     "you the 3x3 block around it (files and ranks within one of the anchor, clipped to the "
-    "board): opponent stones there become known for good; empty cells are reported with the ply "
-    "you saw them, since an empty cell may be filled later. The sense happens before your attempt "
-    "in the same ply. This sense-then-move loop is transplanted from Reconnaissance Blind Chess; "
-    "recon-hex-5 is an original variant, not a port of OpenSpiel rbc."
+    "board): opponent stones there become known for good; empty cells are reported with the "
+    "number of your attempt at which you saw them, since an empty cell may be filled later. "
+    "The sense happens before your attempt in the same ply. This sense-then-move loop is "
+    "transplanted from Reconnaissance Blind Chess; recon-hex-5 is an original variant (not a "
+    "port of OpenSpiel rbc)."
 )
 
 _END = (
@@ -97,24 +109,26 @@ _REPLY = (
 
 
 def _rules(game_id: str) -> str:
-    hexes = {
-        "dark-hex-4": ("Dark Hex (dark-hex-4)", "a port of OpenSpiel dark_hex", 4),
-        "dark-hex-5": ("Abrupt Dark Hex (dark-hex-5)", "a port of OpenSpiel abrupt_dark_hex", 5),
-        "recon-hex-5": (
-            "Recon Hex (recon-hex-5)",
-            "an original variant, not a port of OpenSpiel rbc (Abrupt Dark Hex 5x5 with "
-            "Reconnaissance Blind Chess's sense-then-move loop)",
-            5,
-        ),
-    }
-    abrupt = game_id in ("dark-hex-5", "recon-hex-5")
-    recon = game_id == "recon-hex-5"
-    if game_id == "phantom-ttt-3":
-        board, n = _TTT, 3
+    """The rules of one variant, from its config as the core records it."""
+    config = State(game_id, None, 1).config
+    n, abrupt, recon, label = (
+        config["size"],
+        config["abrupt"],
+        config["sense"] > 0,
+        config["variant"],
+    )
+    if config["mode"] == "phantom-ttt":
+        board = _TTT.format(game_id=game_id, label=label)
     else:
-        title, label, n = hexes[game_id]
+        name = "Recon Hex" if recon else "Abrupt Dark Hex" if abrupt else "Dark Hex"
+        if recon:
+            label += (
+                f" (Abrupt Dark Hex {n}x{n} with Reconnaissance Blind Chess's sense-then-move loop)"
+            )
         last = f"{'abcde'[n - 1]}{n}"
-        board = _HEX.format(title=title, label=label, n=n, last=last, lf="abcde"[n - 1])
+        board = _HEX.format(
+            title=f"{name} ({game_id})", label=label, n=n, last=last, lf="abcde"[n - 1]
+        )
     after = (
         " and the turn passes to your opponent: you spent your move to learn one fact"
         if abrupt
@@ -170,7 +184,7 @@ def _board_lines(view: dict[str, Any], seat: int) -> list[str]:
 def _log_lines(view: dict[str, Any]) -> list[str]:
     out = []
     for entry in view["log"]:
-        text = f"  ply {entry['ply']}: "
+        text = f"  attempt {entry['attempt']}: "
         sense = entry.get("sense")
         if sense:
             stones = ", ".join(sense["stones"]) or "none"
@@ -178,7 +192,7 @@ def _log_lines(view: dict[str, Any]) -> list[str]:
             text += f"sensed {sense['anchor']} (opponent stones: {stones}; empty: {empty}); "
         text += f"attempted {entry['cell']}: {entry['result']}"
         out.append(text)
-    return out or ["  (no plies of yours yet)"]
+    return out or ["  (no attempts of yours yet)"]
 
 
 def _goal(view: dict[str, Any], seat: int) -> str:
@@ -210,8 +224,9 @@ def observation_text(
 
     The rules (`RULES_TEXT`) are sent separately; this is the position as the seat
     knows it: its board (own stones, proven opponent stones), its referee log, its
-    notes, its legal attempts and sense anchors, its believed distToWin and the
-    ply counters. The true distToWin and anything unproven never appear.
+    notes, its legal attempts and sense anchors, its believed distToWin and its own
+    attempt count (never the global ply). The true distToWin and anything unproven
+    never appear.
     """
     view = state.view_for(seat)
     other = 1 - seat
@@ -227,7 +242,11 @@ def observation_text(
         if view["activeSeat"] is None
         else "It is your opponent's turn."
     )
-    parts += ["", f"Ply {view['plies']} of at most {view['maxPlies']}. {turn}"]
+    parts += [
+        "",
+        f"Your attempts so far: {view['attempts']} (the game stops after {view['maxPlies']} "
+        f"plies in all, both seats' counted). {turn}",
+    ]
     mark = "X" if seat == 0 else "O"
     parts += [
         "",
@@ -236,8 +255,8 @@ def observation_text(
     ]
     parts += _board_lines(view, seat)
     if view.get("seenEmpty"):
-        seen = ", ".join(f"{c} (ply {p})" for c, p in view["seenEmpty"].items())
-        parts += [f"Seen empty by your senses, with the ply: {seen}"]
+        seen = ", ".join(f"{c} (attempt {p})" for c, p in view["seenEmpty"].items())
+        parts += [f"Seen empty by your senses, with your attempt number: {seen}"]
     parts += ["", "Your referee log:"] + _log_lines(view)
     parts += ["", "Your notes:", notes if notes else "(none)"]
     dist = view["believedDistToWin"]
@@ -253,13 +272,32 @@ def observation_text(
         result = "a draw" if winner is None else "won by you" if winner == seat else "lost"
         parts += [f"Result: {result} ({outcome['ending']})."]
         return "\n".join(parts)
-    parts += ["Legal attempts: " + ", ".join(view["legalAttempts"])]
+    parts += _legal_lines(view)
     if view["sense"]:
-        parts += ["Legal sense anchors: every cell (" + ", ".join(view["legalSenseAnchors"]) + ")"]
         parts += ['Reply with one JSON object: {"move": <cell>, "sense": <anchor>, ...}.']
     else:
         parts += ['Reply with one JSON object: {"move": <cell>, ...}.']
     return "\n".join(parts)
+
+
+def _legal_lines(view: dict[str, Any]) -> list[str]:
+    """The complete legal set, compactly: the legal cells, and (recon-hex-5) the legal
+    anchors, every cell, rather than all anchor x cell pairs."""
+    lines = ["Legal attempts: " + ", ".join(view["legalAttempts"])]
+    if view["sense"]:
+        anchors = view["legalSenseAnchors"]
+        lines += [
+            f"Legal sense anchors: every cell, any of the {len(anchors)} with any legal attempt "
+            f"({', '.join(anchors)})"
+        ]
+    return lines
+
+
+def legal_text(state: State) -> str:
+    """The active seat's complete legal set for a retry, from its own view."""
+    seat = state.active_seat
+    assert seat is not None, "a retry is only asked of the seat to move"
+    return "\n".join(_legal_lines(state.view_for(seat)))
 
 
 def _guess(value: object, cells: int) -> tuple[str, ...]:
@@ -289,7 +327,7 @@ def parse_reply(text: str, state: State, seat: int, aliases: Sequence[str] = ())
         raise ReplyRejected("the reply is not text", "unparseable")
     if state.active_seat != seat:
         raise ReplyRejected(f"it is not seat {seat}'s turn", "illegal")
-    obj = extract_json_object(text, key="move")
+    obj = extract_json_object(text, policy=REPLY_POLICY)
     move = obj.get("move")
     if not isinstance(move, str) or not move.strip():
         raise ReplyRejected('the object has no "move" string naming a cell', "unparseable")

@@ -8,11 +8,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import IllegalMove, ReplyRejected
-from ..seats.jsonreply import extract_json_object
+from ..seats.jsonreply import JsonPolicy, extract_json_object
 from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
+from . import ROTATION
 
 #: The baseline that plays a seat whose reply cannot be used twice running.
 FALLBACK = "tactician"
+
+#: Replies hold their object amid prose; the first one with a `move` wins.
+REPLY_POLICY = JsonPolicy(key="move")
 
 COLOURS = ("red", "blue")
 MARKS = ("R", "B")
@@ -91,8 +95,6 @@ RULES_TEXT: dict[str, str] = {
     + _REPLY_FORMAT,
 }
 
-
-ROTATION = ("connect-four", "breakthrough", "hex", "quoridor")
 
 RULES_TEXT["rotate"] = (
     "rotate: the game is drawn from the fixed rotation order "
@@ -209,7 +211,7 @@ def observation_text(
     *,
     notes: str,
     operator_prompt: str,
-    aliases: list[str],
+    aliases: Sequence[str],
 ) -> str:
     """What `seat` reads on its turn. The first line is the resolved game id."""
     view = state.view()
@@ -266,7 +268,7 @@ def parse_reply(text: object, state: Any, seat: int, aliases: Sequence[str]) -> 
             + ("" if state.active_seat is not None else ": the game is over"),
             "illegal",
         )
-    obj = extract_json_object(text, key="move")
+    obj = extract_json_object(text, policy=REPLY_POLICY)
     raw = obj.get("move")
     if isinstance(raw, int) and not isinstance(raw, bool):
         raw = str(raw)

@@ -14,7 +14,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .. import _core
 from ..errors import IllegalMove, ReplyRejected
+from ..seats.jsonreply import JsonPolicy, extract_json_object
 from ..seats.reply import BANNER_LIMIT, NOTES_LIMIT, Reply, truncate
 from .base import Reducer
 
@@ -271,42 +273,22 @@ _FIELDS: dict[str, str] = {
     "banner": "banner",
 }
 _ALLOWED = "action, slot, target, hintType, hintValue, note, banner (or move)"
-_ACTIONS = {"play": "play", "discard": "discard", "hint": "hint", "clue": "hint"}
-_NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-_FENCE = re.compile(r"```[a-zA-Z]*")
+#: Hanabi replies hold exactly one flat object (see `seats.jsonreply`).
+REPLY_POLICY = JsonPolicy(exactly_one=True, example='{"action":"play","slot":1}')
 
 
 def _reject(reason: str, cause: str = "unparseable") -> ReplyRejected:
     return ReplyRejected(reason, cause)
 
 
-def _extract_object(text: str) -> dict[str, Any]:
-    """The one JSON object in `text`, allowing fences and prose around it."""
-    body = _FENCE.sub(" ", text)
-    start = body.find("{")
-    if start < 0:
-        raise _reject(
-            "no JSON object found; reply with one object from LEGAL MOVES,"
-            ' e.g. {"action":"play","slot":1}'
-        )
-    try:
-        obj, end = json.JSONDecoder().raw_decode(body, start)
-    except json.JSONDecodeError as e:
-        raise _reject(
-            f"the JSON object is malformed ({e.msg} at character {e.pos - start})"
-        ) from None
-    rest = body[end:]
-    nxt = rest.find("{")
-    if nxt >= 0:
-        try:
-            json.JSONDecoder().raw_decode(rest, nxt)
-        except json.JSONDecodeError:
-            pass
-        else:
-            raise _reject("the reply holds more than one JSON object; send exactly one")
-    if not isinstance(obj, dict):
-        raise _reject("the reply must be a JSON object")
-    return obj
+def _word(kind: str, value: Any) -> str | None:
+    """A field's value in canonical form, read by the core's move reader (the one
+    place Hanabi's words live: number words, plurals, `clue`, `color`, ...)."""
+    if isinstance(value, bool) or value is None or isinstance(value, dict | list):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return _core.hanabi_word(kind, str(value))
 
 
 def _fields(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -329,27 +311,12 @@ def _fields(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _integer(value: Any, what: str) -> int:
-    n = _number(value, what)
-    if n < 0:
-        raise _reject(f"{what} must not be negative, not {n}")
-    return n
-
-
-def _number(value: Any, what: str) -> int:
-    if isinstance(value, bool):
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        raise _reject(f"{what} must not be negative, not {json.dumps(value)}")
+    word = _word("number", value)
+    if word is None:
         raise _reject(f"{what} must be a number, not {json.dumps(value)}")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        s = value.strip().lower().removeprefix("#")
-        s = re.sub(r"^(slot|seat|player)\s*", "", s)
-        if s.isdigit():
-            return int(s)
-        if s in _NUMBER_WORDS:
-            return _NUMBER_WORDS[s]
-    raise _reject(f"{what} must be a number, not {json.dumps(value)}")
+    return int(word)
 
 
 def _target(value: Any, aliases: Sequence[str]) -> int:
@@ -369,30 +336,24 @@ def _hint_value(kind: str | None, value: Any) -> tuple[str, str]:
     """(`colour`|`rank`, canonical value) from a possibly sloppy type and value."""
     if isinstance(value, bool) or value is None:
         raise _reject(f"hintValue must be a colour or a rank 1-5, not {json.dumps(value)}")
-    text = str(value).strip().lower()
-    colour = next((c for c in COLOURS if text in (c, c + "s")), None)
-    rank: int | None = None
-    if not isinstance(value, float) or value.is_integer():
-        digits = text.removesuffix(".0")
-        rank = int(digits) if digits.isdigit() else _NUMBER_WORDS.get(text)
+    colour = _word("colour", value) if not isinstance(value, int | float) else None
     if kind is None:
         kind = "colour" if colour else "rank"
     if kind == "colour":
         if colour is None:
             raise _reject(f"hintValue {json.dumps(value)} is not a colour ({', '.join(COLOURS)})")
         return "colour", colour
-    if rank is None or not 1 <= rank <= 5:
+    rank = _word("rank", value)
+    if rank is None:
         raise _reject(f"hintValue {json.dumps(value)} is not a rank 1-5")
-    return "rank", str(rank)
+    return "rank", rank
 
 
 def _hint_kind(value: Any) -> str:
-    text = str(value).strip().lower()
-    if text in ("colour", "color"):
-        return "colour"
-    if text in ("rank", "number", "value"):
-        return "rank"
-    raise _reject(f"hintType must be colour or rank, not {json.dumps(value)}")
+    kind = _word("hintType", value)
+    if kind is None:
+        raise _reject(f"hintType must be colour or rank, not {json.dumps(value)}")
+    return kind
 
 
 def _canonical(f: Mapping[str, Any], aliases: Sequence[str]) -> str:
@@ -412,7 +373,7 @@ def _canonical(f: Mapping[str, Any], aliases: Sequence[str]) -> str:
         return move
     if "action" not in f:
         raise _reject('the reply needs "action": play, discard or hint')
-    action = _ACTIONS.get(str(f["action"]).strip().lower())
+    action = _word("action", f["action"])
     if (
         action is None
         and isinstance(f["action"], str)
@@ -466,7 +427,7 @@ def _parse(text: str, state: Any, seat: int, aliases: Sequence[str]) -> Reply:
         raise _reject(f"a reply is text, not {type(text).__name__}")
     if state.active_seat != seat:
         raise _reject(f"it is not seat {seat}'s turn", "illegal")
-    fields = _fields(_extract_object(text))
+    fields = _fields(extract_json_object(text, policy=REPLY_POLICY))
     move = _canonical(fields, aliases)
     try:
         canonical = state.read_move(move)

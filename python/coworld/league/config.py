@@ -12,10 +12,17 @@ concurrency = 4         # Claude episodes in flight at once
 threads = 2             # batch-simulator threads (default: every core)
 replays = 1             # per scripted pairing, also write this many replays
 out = "runs/nightly"    # database, replays, standings (relative to this file)
+schedule = "round-robin" # or "adaptive": `episodes` seed pairs per pairing first, then
+confidence = 0.95       #   more where neighbours' intervals overlap, until each game's
+                        #   order is right with this confidence (adaptive.py) or a budget
 
 [budget]                # optional: the league stops cleanly when reached
 max_tokens = 2_000_000
 max_cost_usd = 25.0
+max_episodes = 50_000   # adaptive schedules: the most episodes in all
+
+infra_patience = 300    # seconds a call may wait out API failures before its episode is void
+void_retries = 2        # a void episode is re-queued (same seed) this often per run
 
 [clock]                 # Claude episodes (DESIGN.md / the fog spec's clocks)
 play_budget_seconds = 900
@@ -27,18 +34,23 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .. import GAMES
 from ..episode import Clock
 from ..errors import ConfigError
+from ..games import entry
 from ..games import game as game_reducer
-from ..seats.policy import POLICY_FILES, Policy, load_policy
+from ..seats.claude import add_prices, price_of
+from ..seats.infra import DEFAULT_PATIENCE_SECONDS
+from ..seats.policy import POLICY_FILES, ClaudePolicy, Policy, load_policy, parse_price
 
 #: Settings every league plays a game with unless its table says otherwise.
-DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {"hanabi": {"seats": 4}}
+DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
+    "hanabi": {"seats": entry("hanabi")["seats"]["default"]}
+}
 
 TOP_LEVEL = {
     "name",
@@ -53,7 +65,13 @@ TOP_LEVEL = {
     "budget",
     "hanabi",
     "clock",
+    "infra_patience",
+    "prices",
+    "void_retries",
+    "schedule",
+    "confidence",
 }
+SCHEDULES = ("round-robin", "adaptive")
 
 
 @dataclass(frozen=True)
@@ -72,8 +90,15 @@ class LeagueConfig:
     #: Per-game settings as the core takes them (`{"hanabi": {"seats": 4}}`).
     settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     clock: Clock = field(default_factory=Clock)
+    #: Seconds one call may wait out infrastructure failures before its episode is void.
+    infra_patience: float = DEFAULT_PATIENCE_SECONDS
+    #: How often a void episode is re-queued (same seed) within one run.
+    void_retries: int = 2
     #: Messages for the operator found while reading the file (deprecated forms).
     notices: tuple[str, ...] = ()
+    schedule: str = "round-robin"
+    confidence: float = 0.95
+    max_episodes: int | None = None
 
     @property
     def database(self) -> Path:
@@ -98,6 +123,11 @@ class LeagueConfig:
             "seed": self.seed,
             "settings": {g: self.settings_for(g) for g in self.games if self.settings_for(g)},
             "clock": self.clock.as_config(),
+            **(
+                {"schedule": self.schedule, "confidence": self.confidence}
+                if self.schedule == "adaptive"
+                else {}
+            ),
         }
 
 
@@ -108,6 +138,8 @@ def load_league(path: str | Path) -> LeagueConfig:
         raise ConfigError(f"league file {path} does not exist", "league")
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {err.start})", "league") from err
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}", "league") from err
     return parse_league(raw, base_dir=path.parent)
@@ -133,9 +165,24 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
             "the [hanabi] table is deprecated: list the game as [games.hanabi] "
             "with `seats = N` under it"
         )
+    _prices(raw.get("prices", {}))
     policies = _policies(raw.get("policies"), base_dir)
     episodes = _int(raw, "episodes", 1, 10_000_000, required=True)
-    budget = _table(raw, "budget", {"max_tokens", "max_cost_usd"})
+    budget = _table(raw, "budget", {"max_tokens", "max_cost_usd", "max_episodes"})
+    schedule = raw.get("schedule", "round-robin")
+    if schedule not in SCHEDULES:
+        raise ConfigError(
+            f"`schedule` must be one of {', '.join(SCHEDULES)}, not {schedule!r}", "schedule"
+        )
+    confidence = raw.get("confidence", 0.95)
+    if (
+        not isinstance(confidence, float | int)
+        or isinstance(confidence, bool)
+        or not 0.5 <= confidence < 1
+    ):
+        raise ConfigError(
+            f"`confidence` must be a number in [0.5, 1), not {confidence!r}", "confidence"
+        )
     clock_raw = _table(
         raw,
         "clock",
@@ -159,8 +206,17 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         if "max_cost_usd" in budget
         else None,
         settings=settings,
-        clock=Clock(**{k: _number(clock_raw, k, "clock.") for k in clock_raw}),
+        clock=Clock(**{k: _clock_field(clock_raw, k) for k in clock_raw}),
+        infra_patience=_positive(raw, "infra_patience")
+        if "infra_patience" in raw
+        else DEFAULT_PATIENCE_SECONDS,
+        void_retries=_int(raw, "void_retries", 0, 100) if "void_retries" in raw else 2,
         notices=tuple(notices),
+        schedule=schedule,
+        confidence=float(confidence),
+        max_episodes=_int(budget, "max_episodes", 1, 10**12, prefix="budget.")
+        if "max_episodes" in budget
+        else None,
     )
 
 
@@ -197,6 +253,20 @@ def _number(raw: dict[str, Any], key: str, prefix: str) -> float:
     return float(value)
 
 
+def _clock_field(raw: dict[str, Any], key: str) -> float:
+    """Clock fields; a zero budget or timeout would void every Claude decision."""
+    if key in ("play_budget_seconds", "llm_timeout_seconds", "worst_ply_seconds"):
+        return _positive(raw, key, "clock.")
+    return _number(raw, key, "clock.")
+
+
+def _positive(raw: dict[str, Any], key: str, prefix: str = "") -> float:
+    value = _number(raw, key, prefix)
+    if value <= 0:
+        raise ConfigError(f"`{prefix}{key}` must be greater than 0, not {value!r}", prefix + key)
+    return value
+
+
 def _table(raw: dict[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:
     table = raw.get(key, {})
     if not isinstance(table, dict):
@@ -207,6 +277,13 @@ def _table(raw: dict[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:
                 f"unknown field `{key}.{k}`; fields: {', '.join(sorted(allowed))}", f"{key}.{k}"
             )
     return table
+
+
+def _prices(table: Any) -> None:
+    """[prices] "model-id-or-prefix" = [input, output]: USD per million tokens."""
+    if not isinstance(table, dict):
+        raise ConfigError("`prices` must be a table of model = [input, output]", "prices")
+    add_prices({m: parse_price(v, f"`prices.{m}`") for m, v in table.items()})
 
 
 def _games(value: Any) -> tuple[tuple[str, ...], dict[str, dict[str, Any]]]:
@@ -258,6 +335,11 @@ def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:
             out.append(load_policy(str(base_dir / spec) if is_file else spec))
         except ConfigError as err:
             raise ConfigError(f"`policies`: {err}", "policies") from err
+    # each Claude policy carries its price, so a worker needs no table
+    out = [
+        replace(p, price=price_of(p.model, p.price)) if isinstance(p, ClaudePolicy) else p
+        for p in out
+    ]
     names = [p.name for p in out]
     if len(set(names)) != len(names):
         raise ConfigError("`policies`: two policies share a name; names must be unique", "policies")

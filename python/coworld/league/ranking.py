@@ -5,10 +5,17 @@ regression test behind `coworld league compare`.
 Statistics, stated once:
 - A sample is one policy's score in one episode (its seats' mean when it holds
   several seats of a Hanabi table, which are not independent draws).
-- The 95% interval is mean +/- t(0.975, n-1) * sd / sqrt(n).
+- Both seat orders of a pairing play the same seed: the episodes of one seed
+  and one set of policies are a seed pair (stats.py), and the standard error is
+  the cluster-robust one over seed pairs within opponent sets. The 95% interval
+  is mean +/- t(0.975, pairs - opponent sets) * se (one opponent set, one episode
+  per unit: the plain sd / sqrt(n)).
 - Overall = the equal-weight mean of the policy's per-game means, Hanabi scaled
   to 0..1 (score / 25) so no game dominates; its standard error combines the
   per-game ones: sqrt(sum se_g^2) / G.
+- Ratings: Bradley-Terry on the Elo scale over every two-seat game's head-to-head
+  results, per game and pooled, with 95% bootstrap intervals over seed pairs
+  (stats.py). Hanabi is cooperative and keeps the mean score.
 - compare: a policy is significantly worse on a game when the 95% interval of
   (current - baseline), Welch's normal approximation, lies wholly below zero
   (z < -1.96). Each (policy, game) is tested at 5%; with many cells expect
@@ -29,9 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from ..games import entry
+from .stats import Rating, cluster_se, clustered_samples, ratings
 from .storage import Block, EpisodeRow, group_rows
 
-HANABI_MAX = 25.0
 OVERALL = "overall"
 
 
@@ -87,14 +95,16 @@ def as_blocks(results: Results) -> list[Block]:
     return items  # type: ignore[return-value]
 
 
-def samples(results: Results) -> dict[tuple[str, str], np.ndarray]:
-    """(policy, game) -> one score per episode the policy played."""
-    parts: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
-    for block in as_blocks(results):
-        for policy in dict.fromkeys(block.seats):
-            columns = [i for i, p in enumerate(block.seats) if p == policy]
-            parts[(policy, block.game)].append(block.score[:, columns].mean(axis=1))
-    return {key: np.concatenate(arrays) for key, arrays in parts.items()}
+def summarize_paired(values: np.ndarray, units: np.ndarray, strata: np.ndarray) -> Stat:
+    """Mean over episodes; standard error and t-interval over seed pairs within
+    opponent sets (stats.cluster_se)."""
+    se, dof = cluster_se(values, units, strata)
+    mean = float(values.mean())
+    sd = float(values.std(ddof=1)) if values.size > 1 else math.nan
+    if math.isnan(se):
+        return Stat(int(values.size), mean, sd, math.nan, math.nan, math.nan)
+    half = t_quantile(0.975, dof) * se
+    return Stat(int(values.size), mean, sd, se, mean - half, mean + half)
 
 
 @dataclass(frozen=True)
@@ -107,25 +117,47 @@ class Standing:
     hi: float
     sd: float
     se: float
+    #: independent units behind the interval: seed pairs (episodes when unpaired)
+    pairs: int = 0
 
 
-def standings(results: Results) -> list[Standing]:
-    """Per game and overall, sorted by game then mean (best first)."""
-    per_game = {key: summarize(v) for key, v in samples(results).items()}
-    table = [Standing(p, g, s.n, s.mean, s.lo, s.hi, s.sd, s.se) for (p, g), s in per_game.items()]
+def _on_overall_scale(game: str, s: Stat) -> tuple[float, float]:
+    """A game's mean and standard error on the overall scale: a -1..1 game as it is, any
+    other score range (Hanabi's shared 0..25) mapped onto 0..1."""
+    low, high = entry(game)["score"]["min"], entry(game)["score"]["max"]
+    if (low, high) == (-1, 1):
+        return s.mean, s.se
+    return (s.mean - low) / (high - low), s.se / (high - low)
+
+
+def standings(results: Results, paired: bool = True) -> list[Standing]:
+    """Per game and overall, sorted by game then mean (best first). `paired=False`
+    treats every episode as independent (what the intervals were before pairing)."""
+    per_game: dict[tuple[str, str], Stat] = {}
+    units: dict[tuple[str, str], int] = {}
+    for key, c in clustered_samples(as_blocks(results)).items():
+        if paired:
+            per_game[key] = summarize_paired(c.values, c.units, c.strata)
+            units[key] = int(c.units.max()) + 1
+        else:
+            per_game[key], units[key] = summarize(c.values), int(c.values.size)
+    table = [
+        Standing(p, g, s.n, s.mean, s.lo, s.hi, s.sd, s.se, units[(p, g)])
+        for (p, g), s in per_game.items()
+    ]
     by_policy: dict[str, list[tuple[str, Stat]]] = defaultdict(list)
     for (p, g), s in per_game.items():
         by_policy[p].append((g, s))
     for policy, games in by_policy.items():
-        scaled = [
-            (s.mean / HANABI_MAX, s.se / HANABI_MAX) if g == "hanabi" else (s.mean, s.se)
-            for g, s in games
-        ]
+        scaled = [_on_overall_scale(g, s) for g, s in games]
         mean = sum(m for m, _ in scaled) / len(scaled)
         se = math.sqrt(sum(0 if math.isnan(e) else e * e for _, e in scaled)) / len(scaled)
         n = sum(s.n for _, s in games)
+        pairs = sum(units[(policy, g)] for g, _ in games)
         table.append(
-            Standing(policy, OVERALL, n, mean, mean - 1.96 * se, mean + 1.96 * se, math.nan, se)
+            Standing(
+                policy, OVERALL, n, mean, mean - 1.96 * se, mean + 1.96 * se, math.nan, se, pairs
+            )
         )
     order = {g: i for i, g in enumerate(sorted({s.game for s in table} - {OVERALL}))}
     order[OVERALL] = -1
@@ -151,11 +183,15 @@ def head_to_head(results: Results) -> dict[str, dict[str, dict[str, float]]]:
     }
 
 
-CAUSES = ("unparseable", "illegal", "timeout", "api-error", "no-credentials")
+#: The model's own failure causes (retried once, then the fallback), and the one
+#: for a seat without credentials. Infrastructure failures are never decisions.
+CAUSES = ("unparseable", "illegal", "timeout")
+FALLBACK_CAUSES = (*CAUSES, "no-credentials")
 
 
 def reliability(results: Results) -> dict[str, dict[str, Any]]:
-    """Per policy: decisions by origin, fallback rate by cause, retries, tokens, cost."""
+    """Per policy that decides for itself (not a scripted baseline): decisions by
+    origin, retry and fallback rates by cause, tokens, cost."""
     acc: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for block in as_blocks(results):
         for episode in block.decisions or ():
@@ -165,14 +201,19 @@ def reliability(results: Results) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for policy, d in sorted(acc.items()):
         decisions = sum(d.get(o, 0) for o in ("scripted", "model", "retry", "fallback"))
+        if decisions == d.get("scripted", 0):
+            continue
+        retried = {c: d.get(f"retried:{c}", 0) for c in CAUSES}
         entry: dict[str, Any] = {
             "decisions": int(decisions),
-            "retries": int(d.get("retry", 0)),
+            "retries": int(sum(retried.values())),
             "fallbacks": int(d.get("fallback", 0)),
             "tokens": int(d.get("tokens", 0)),
             "cost_usd": round(d.get("cost_usd", 0.0), 4),
         }
         for cause in CAUSES:
+            entry[f"retry_rate:{cause}"] = retried[cause] / decisions if decisions else 0.0
+        for cause in FALLBACK_CAUSES:
             entry[f"fallback_rate:{cause}"] = (
                 d.get(f"fallback:{cause}", 0) / decisions if decisions else 0.0
             )
@@ -180,11 +221,13 @@ def reliability(results: Results) -> dict[str, dict[str, Any]]:
     return out
 
 
-def export(results: Results, league: str, out_dir: Path) -> dict[str, Path]:
-    """standings.csv, standings.json and standings.png in `out_dir`."""
+def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[str, Path]:
+    """standings.csv, standings.json and standings.png in `out_dir`; `seed` (the
+    league's) makes the rating bootstrap reproducible."""
     out_dir.mkdir(parents=True, exist_ok=True)
     blocks = as_blocks(results)
     table = standings(blocks)
+    rated = ratings(blocks, seed)
     paths = {
         "csv": out_dir / "standings.csv",
         "json": out_dir / "standings.json",
@@ -199,11 +242,12 @@ def export(results: Results, league: str, out_dir: Path) -> dict[str, Path]:
         "league": league,
         "episodes": sum(b.score.shape[0] for b in blocks),
         "standings": [_clean(asdict(s)) for s in table],
+        "ratings": [_clean(asdict(r)) for r in rated],
         "headToHead": head_to_head(blocks),
         "reliability": reliability(blocks),
     }
     paths["json"].write_text(json.dumps(doc, indent=2))
-    plot(table, paths["png"], title=f"league {league}: mean score, 95% CI")
+    plot(table, paths["png"], title=f"league {league}: mean score, 95% CI", rated=rated)
     return paths
 
 
@@ -211,27 +255,30 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
 
 
-def plot(table: Sequence[Standing], path: Path, title: str) -> None:
+def plot(table: Sequence[Standing], path: Path, title: str, rated: Sequence[Rating] = ()) -> None:
+    """Mean score per game (left); Bradley-Terry Elo per game where there is one (right)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     games = list(dict.fromkeys(s.game for s in table))
-    fig, axes = plt.subplots(len(games), 1, figsize=(8, 1.2 + 0.45 * len(table)), squeeze=False)
-    for ax, game in zip(axes[:, 0], games, strict=True):
-        rows = [s for s in table if s.game == game][::-1]
-        y = range(len(rows))
-        means = [s.mean for s in rows]
-        err = [
-            [0 if math.isnan(s.lo) else s.mean - s.lo for s in rows],
-            [0 if math.isnan(s.hi) else s.hi - s.mean for s in rows],
-        ]
-        ax.errorbar(means, list(y), xerr=err, fmt="o", capsize=3)
-        ax.set_yticks(list(y), [s.policy for s in rows])
-        ax.set_title(game, fontsize=9, loc="left")
-        ax.axvline(0, color="grey", lw=0.5)
-    fig.suptitle(title, fontsize=10)
+    if not games:  # nothing scored yet (a league stopped before its first episode)
+        path.unlink(missing_ok=True)
+        return
+    columns = 2 if rated else 1
+    fig, axes = plt.subplots(
+        len(games), columns, figsize=(8 * columns, 1.2 + 0.45 * len(table)), squeeze=False
+    )
+    for row, game in enumerate(games):
+        _bars(axes[row, 0], [s for s in table if s.game == game], f"{game}: mean score")
+        if rated:
+            elo = [r for r in rated if r.game == game]
+            if elo:
+                _bars(axes[row, 1], elo, f"{game}: Bradley-Terry Elo")
+            else:
+                axes[row, 1].axis("off")
+    fig.suptitle(title + (" | Elo, 95% bootstrap CI" if rated else ""), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -268,6 +315,39 @@ def _sq(x: float) -> float:
     return 0.0 if x is None or math.isnan(x) else x * x
 
 
+def voided(path: Path) -> int | None:
+    """Void episodes (the API's, not budget or Ctrl-C cuts) left unscored in the latest
+    league of a database; None for an exported standings.json (it does not say)."""
+    if path.suffix == ".json":
+        return None
+    from .storage import LeagueDB
+
+    db = LeagueDB.open_existing(path)
+    try:
+        leagues = db.leagues()
+        if not leagues:
+            return 0
+        open_voids = db.open_voids(leagues[-1]).values()
+        return sum(1 for v in open_voids if v[-1].cause not in ("budget", "interrupted"))
+    finally:
+        db.close()
+
+
+def _bars(ax: Any, table: Sequence[Standing | Rating], title: str) -> None:
+    rows = list(table)[::-1]
+    y = list(range(len(rows)))
+    centre = [r.mean if isinstance(r, Standing) else r.elo for r in rows]
+    err = [
+        # a percentile interval can miss its estimate when data are few: no bar then
+        [0 if math.isnan(r.lo) else max(0.0, c - r.lo) for r, c in zip(rows, centre, strict=True)],
+        [0 if math.isnan(r.hi) else max(0.0, r.hi - c) for r, c in zip(rows, centre, strict=True)],
+    ]
+    ax.errorbar(centre, y, xerr=err, fmt="o", capsize=3)
+    ax.set_yticks(y, [r.policy for r in rows])
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.axvline(0, color="grey", lw=0.5)
+
+
 def load_standings(path: Path) -> list[Standing]:
     """Standings from an exported standings.json, or computed from a league database."""
     if path.suffix == ".json":
@@ -278,7 +358,11 @@ def load_standings(path: Path) -> list[Standing]:
                 s["policy"],
                 s["game"],
                 int(s["n"]),
-                *(nan if s[k] is None else float(s[k]) for k in ("mean", "lo", "hi", "sd", "se")),
+                pairs=int(s.get("pairs") or 0),
+                **{
+                    k: nan if s[k] is None else float(s[k])
+                    for k in ("mean", "lo", "hi", "sd", "se")
+                },
             )
             for s in doc["standings"]
         ]

@@ -9,8 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigError
-from .storage import Chunk, EpisodeRow
-from .work import ChunkJob, EpisodeJob, play_episode, run_chunk
+from .storage import Chunk, EpisodeRow, VoidEpisode
+from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk
 
 
 class RayBackend:
@@ -22,6 +22,8 @@ class RayBackend:
                 "the ray backend needs Ray: pip install 'coworld[cluster]'", "backend"
             ) from err
         self.ray = ray
+        self.shares = False
+        self.interrupted = False
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         # Ray workers do not set RAYON_NUM_THREADS: pass the thread count to each task.
@@ -35,7 +37,11 @@ class RayBackend:
             done, pending = self.ray.wait(pending, num_returns=1)
             yield self.ray.get(done[0])
 
-    def map_episodes(self, jobs: Iterable[EpisodeJob], concurrency: int) -> Iterator[EpisodeRow]:
+    def map_episodes(
+        self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
+    ) -> Iterator[EpisodeRow | VoidEpisode]:
+        """Each task builds (and closes) its own client: `shared` stays on the driver
+        (the driver records each episode's usage when its row arrives)."""
         pending: list[Any] = []
         for job in jobs:
             pending.append(self._episode.remote(job))
@@ -45,3 +51,6 @@ class RayBackend:
         while pending:
             done, pending = self.ray.wait(pending, num_returns=1)
             yield self.ray.get(done[0])
+
+    def close(self) -> None:
+        pass

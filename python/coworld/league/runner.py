@@ -4,22 +4,47 @@ path, on the local machine or fanned out over Ray."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
-from ..seats.policy import BaselinePolicy
+from ..errors import ConfigError
+from ..seats.budget import Ledger
+from ..seats.claude import ClaudeClient, Usage, has_credentials
+from ..seats.infra import (
+    CircuitBreaker,
+    InfraFailure,
+    InfraPolicy,
+    ModelTimeout,
+    Pause,
+    retryable_cause,
+)
+from ..seats.policy import BaselinePolicy, ClaudePolicy
 from .backend import make_backend
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
-from .storage import LeagueDB
-from .work import ChunkJob, EpisodeJob, play_episode
+from .storage import EpisodeRow, LeagueDB
+from .work import ChunkJob, EpisodeJob, Shared, play_episode
+
+if TYPE_CHECKING:
+    from .adaptive import Round
 
 #: Scripted episodes per stored batch: the most a kill can lose (resume redoes it).
 #: COWORLD_LEAGUE_CHUNK overrides it (smaller: finer progress and resume; larger: less overhead).
@@ -40,8 +65,18 @@ def missing_ranges(done: set[int], total: int, chunk: int) -> Iterator[tuple[int
         i = j
 
 
-#: The progress callback: (episodes, tokens, cost) just finished.
-Advance = Callable[[int, int, float], None]
+PING: list[dict[str, Any]] = [{"role": "user", "content": "ping"}]
+
+#: Episodes cut short by the league itself (not the API): a plain rerun plays them.
+CUT_CAUSES = ("budget", "interrupted")
+
+
+class LeagueInterrupted(KeyboardInterrupt):
+    """Ctrl-C: what completed is stored, the rest recorded; the message says so."""
+
+
+#: The progress callback: (episodes, tokens, cost, batch) just finished.
+Advance = Callable[..., None]
 
 
 @dataclass
@@ -55,6 +90,16 @@ class LeagueReport:
     exports: dict[str, Path] = field(default_factory=dict)
     #: Time spent playing and storing episodes (the rest: schedule, replays, exports).
     playing_seconds: float = 0.0
+    #: Scheduled episodes still void (not scored) when the run ended, by cause.
+    voided: dict[str, int] = field(default_factory=dict)
+    #: Times the API was unavailable and dispatching paused.
+    pauses: list[Pause] = field(default_factory=list)
+    #: Why the league stopped before its schedule was played (None: it did not).
+    stopped: str | None = None
+    #: Scheduled episodes not in the database (not played, or void).
+    missing: int = 0
+    #: (pairing, scored, scheduled) of every pairing not complete: partial standings.
+    incomplete: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 class LeagueRun:
@@ -65,6 +110,8 @@ class LeagueRun:
         backend: str = "local",
         address: str | None = None,
         fresh: bool = False,
+        redo_infra: bool = False,
+        infra: InfraPolicy | None = None,
         progress: bool = True,
         console: Console | None = None,
         chunk: int = CHUNK,
@@ -72,11 +119,23 @@ class LeagueRun:
         self.config = config
         self.backend = make_backend(backend, address, config.threads)
         self.fresh = fresh
+        self.redo_infra = redo_infra
+        self.infra = infra or InfraPolicy(patience_seconds=config.infra_patience)
+        self.breaker: CircuitBreaker | None = None
+        #: The cause of an API refusal (401, 404, ...): the league stops dispatching.
+        self.refused: str | None = None
+        #: The pause that outlasted the patience: the league stopped dispatching.
+        self.gave_up: Pause | None = None
+        self.ledger: Ledger | None = None
+        self.spent_before: Usage | None = None
+        self.interrupted = False
+        self.cut_short = 0
         self.console = console or Console()
         self.show_progress = progress
         self.chunk = chunk
         self.schedule = build_schedule(config)
         self.policies = {p.name: p for p in config.policies}
+        self._pairings = {p.key: p for p in self.schedule}
         self.budget_stopped = False
 
     def is_scripted(self, pairing: Pairing) -> bool:
@@ -89,16 +148,35 @@ class LeagueRun:
             if self.fresh:
                 db.forget(self.config.name)
             db.register(self.config.name, self.config.describe(), self.config.policies)
-            total = sum(p.episodes for p in self.schedule)
-            already = sum(len(db.done(self.config.name, p.key)) for p in self.schedule)
+            adaptive = self.config.schedule == "adaptive"  # its total is not known ahead
+            total = None if adaptive else sum(p.episodes for p in self.schedule)
+            already = (
+                db.count(self.config.name)
+                if adaptive
+                else sum(len(db.done(self.config.name, p.key)) for p in self.schedule)
+            )
             with self._progress(total, already) as advance:
                 playing = time.monotonic()
-                played = self._run_scripted(db, advance) + self._run_claude(db, advance)
+                if adaptive:
+                    from .adaptive import play_adaptive
+
+                    played = play_adaptive(self, db, self._show_round, advance)
+                else:
+                    played = self._run_scripted(db, advance) + self._run_claude(db, advance)
                 playing = time.monotonic() - playing
-                self._write_replays(db)
+                if not self.interrupted:
+                    self._write_replays(db)
+            self.backend.close()
+            if self.interrupted:
+                raise LeagueInterrupted(
+                    f"stopped by Ctrl-C: {played} episodes stored now, {self.cut_short} in "
+                    "flight recorded as void with their usage; rerun the same command to resume"
+                )
             from .ranking import export
 
-            exports = export(db.blocks(self.config.name), self.config.name, self.config.out)
+            exports = export(
+                db.blocks(self.config.name), self.config.name, self.config.out, self.config.seed
+            )
             return LeagueReport(
                 self.config.name,
                 self.config.database,
@@ -108,18 +186,71 @@ class LeagueRun:
                 self.budget_stopped,
                 exports,
                 playing,
+                self._open_void_causes(db),
+                list(self.breaker.pauses) if self.breaker else [],
+                self._stop_reason(),
+                0 if total is None else total - db.count(self.config.name),
+                self._incomplete(db),
             )
         finally:
+            self.backend.close()
             db.close()
+
+    def _incomplete(self, db: LeagueDB) -> list[tuple[str, int, int]]:
+        out = []
+        for p in self.schedule:
+            scored = len(db.done(self.config.name, p.key))
+            if scored < p.episodes:
+                out.append((p.key, scored, p.episodes))
+        return out
+
+    def _stop_reason(self) -> str | None:
+        if self.refused:
+            return f"the API refused the calls ({self.refused}); check the key and the models"
+        if self.gave_up:
+            return (
+                f"the API was unavailable ({self.gave_up.cause}) for longer than the "
+                f"patience ({self.infra.patience_seconds:g} s)"
+            )
+        return None
+
+    def _open_void_causes(self, db: LeagueDB) -> dict[str, int]:
+        causes: dict[str, int] = {}
+        for attempts in db.open_voids(self.config.name).values():
+            cause = attempts[-1].cause
+            if cause not in CUT_CAUSES:
+                causes[cause] = causes.get(cause, 0) + 1
+        return causes
+
+    def play(
+        self, db: LeagueDB, schedule: list[Pairing], advance: Callable[..., None] | None = None
+    ) -> int:
+        """Play what `schedule` (per-pairing targets) lacks in the registered league,
+        without exports: the step of gates and adaptive schedules."""
+        self.schedule = schedule
+
+        def quiet(*_: object) -> None:
+            return None
+
+        return self._run_scripted(db, advance or quiet) + self._run_claude(db, advance or quiet)
+
+    def _show_round(self, r: Round) -> None:
+        if self.show_progress:
+            conf = ", ".join(f"{g} {c:.3f}" for g, c in r.confidence.items())
+            nxt = ", ".join(f"{k[1]} ({k[0]})" for k in r.next) or "done"
+            self.console.print(
+                f"round {r.number}: {r.episodes} episodes; order confidence {conf}; next: {nxt}"
+            )
 
     # ---- progress -----------------------------------------------------------
 
-    def _progress(self, total: int, already: int) -> AbstractContextManager[Advance]:
+    def _progress(self, total: int | None, already: int) -> AbstractContextManager[Advance]:
         run = self
 
         class _Ctx:
             def __enter__(self) -> Advance:
                 self.progress = Progress(
+                    PauseColumn(lambda: run.breaker),
                     TextColumn("[bold]{task.description}"),
                     BarColumn(),
                     MofNCompleteColumn(),
@@ -139,18 +270,25 @@ class LeagueRun:
                     tokens=0,
                     cost="0.00",
                 )
-                self.t0, self.n, self.tokens, self.cost = time.monotonic(), 0, 0, 0.0
+                self.t0: float | None = None
+                self.n, self.tokens, self.cost = 0, 0, 0.0
                 return self.advance
 
-            def advance(self, episodes: int, tokens: int = 0, cost: float = 0.0) -> None:
-                self.n += episodes
+            def advance(
+                self, episodes: int, tokens: int = 0, cost: float = 0.0, batch: bool = False
+            ) -> None:
+                """The rate counts runner episodes only, from the first one's start:
+                a batch of scripted chunks would make it meaningless."""
+                if not batch and self.t0 is None:
+                    self.t0 = time.monotonic()
+                self.n += 0 if batch else episodes
                 self.tokens += tokens
                 self.cost += cost
-                rate = self.n / max(time.monotonic() - self.t0, 1e-9)
+                rate = self.n / max(time.monotonic() - (self.t0 or 0.0), 1e-9)
                 self.progress.update(
                     self.task,
                     advance=episodes,
-                    rate=f"{rate:,.0f}",
+                    rate=f"{rate:,.1f}" if self.n else "-",
                     tokens=f"{self.tokens:,}",
                     cost=f"{self.cost:.2f}",
                 )
@@ -183,7 +321,7 @@ class LeagueRun:
         played = 0
         for chunk in self.backend.map_chunks(jobs):
             played += db.add_chunk(self.config.name, chunk)
-            advance(chunk.count)
+            advance(chunk.count, batch=True)
         return played
 
     def _write_replays(self, db: LeagueDB) -> None:
@@ -213,6 +351,7 @@ class LeagueRun:
                         str(out),
                     )
                 )
+                assert isinstance(row, EpisodeRow)  # scripted seats: nothing to void
                 if row.score != tuple(float(x) for x in chunk.score[idx]) or row.plies != int(
                     chunk.plies[idx]
                 ):
@@ -229,46 +368,181 @@ class LeagueRun:
 
     # ---- Claude -------------------------------------------------------------
 
-    def _over_budget(self, db: LeagueDB) -> bool:
-        spent = db.usage(self.config.name)
-        c = self.config
-        return (c.max_tokens is not None and spent.tokens >= c.max_tokens) or (
-            c.max_cost_usd is not None and spent.cost_usd >= c.max_cost_usd
-        )
-
     def _run_claude(self, db: LeagueDB, advance: Callable[..., None]) -> int:
-        todo = [
+        """Claude episodes, in passes: the schedule's missing episodes, then those that
+        came back void (same seed), up to `void_retries` more times each. An episode
+        already void that often waits for `--redo infra`."""
+        name = self.config.name
+        voids = {  # the API's voids count toward the re-queue limit; budget and Ctrl-C cuts not
+            k: sum(v.cause not in CUT_CAUSES for v in attempts)
+            for k, attempts in db.open_voids(name).items()
+        }
+        queue = [
             (p, idx)
             for p in self.schedule
             if not self.is_scripted(p)
-            for idx in sorted(set(range(p.episodes)) - db.done(self.config.name, p.key))
+            for idx in sorted(set(range(p.episodes)) - db.done(name, p.key))
+            if self.redo_infra or voids.get((p.key, idx), 0) <= self.config.void_retries
         ]
-        if not todo:
+        if not queue:
             return 0
+        shared = self._shared(db)
+        advance(0)  # the rate starts with the first runner episode
         played = 0
-
-        def jobs() -> Iterator[EpisodeJob]:
-            for p, idx in todo:
-                if self._over_budget(db):
+        while queue and not self._stopping:
+            again = []
+            for result in self.backend.map_episodes(
+                self._jobs(queue), self.config.concurrency, shared
+            ):
+                scored = isinstance(result, EpisodeRow)
+                advance(int(scored), result.usage.tokens, result.usage.cost_usd)
+                if not self.backend.shares and result.usage.calls:
+                    db.add_call(name, result.pairing, result.idx, result.usage)
+                if isinstance(result, EpisodeRow):
+                    played += db.add(name, [result])
+                    continue
+                db.add_void(name, result)
+                key = (result.pairing, result.idx)
+                voids[key] = voids.get(key, 0) + 1
+                if result.cause == "budget":
                     self.budget_stopped = True
-                    return
-                yield EpisodeJob(
-                    p.key,
-                    idx,
-                    p.game,
-                    tuple(self.policies[n] for n in p.seats),
-                    p.seed(idx),
-                    self.config.clock,
-                    self.config.settings_for(p.game),
-                    str(self._replay_path(p, idx)),
-                )
-
-        for row in self.backend.map_episodes(jobs(), self.config.concurrency):
-            played += db.add(self.config.name, [row])
-            advance(1, row.usage.tokens, row.usage.cost_usd)
-        if self._over_budget(db) and played < len(todo):
-            self.budget_stopped = True
+                elif result.cause == "interrupted":
+                    self.cut_short += 1
+                elif not retryable_cause(result.cause):
+                    self.refused = result.cause  # a bad key or model: no retry helps
+                elif voids[key] <= self.config.void_retries:
+                    again.append((self._pairings[result.pairing], result.idx))
+            queue = again
+            self.interrupted = self.interrupted or self.backend.interrupted
         return played
 
+    @property
+    def _stopping(self) -> bool:
+        return bool(self.gave_up or self.refused or self.interrupted or self.budget_stopped)
 
-__all__ = ["LeagueReport", "LeagueRun", "missing_ranges"]
+    def _shared(self, db: LeagueDB) -> Shared:
+        """The run's one client (None without credentials: the fallback plays), its
+        ledger (spend so far from the database), and the writer of each call."""
+        if not has_credentials():
+            return Shared()
+        name, c = self.config.name, self.config
+        before = db.spent(name)
+        if before.tokens < db.usage(name).tokens:  # a database from before per-call records
+            before = db.usage(name)
+        self.ledger = Ledger(c.max_tokens, c.max_cost_usd, spent=before)
+        self.spent_before = before
+        if (c.max_tokens or c.max_cost_usd) and before.calls:
+            self.console.print(self._budget_line(before))
+        self.breaker = CircuitBreaker(self.infra)
+        client = ClaudeClient(
+            timeout=c.clock.llm_timeout_seconds,
+            infra=self.infra,
+            breaker=self.breaker,
+            ledger=self.ledger,
+        )
+        self._preflight(db)
+        return Shared(client, lambda job, usage: db.add_call(name, job.pairing, job.idx, usage))
+
+    def _preflight(self, db: LeagueDB) -> None:
+        """One cheap call per distinct model before the league starts: an unknown
+        model or a refused key is a config error naming the policy file, not a
+        league of void episodes."""
+        models = {p.model: p for p in self.config.policies if isinstance(p, ClaudePolicy)}
+        if not models:
+            return
+
+        async def ping() -> None:
+            client = ClaudeClient(timeout=self.config.clock.llm_timeout_seconds, infra=self.infra)
+            try:
+                for model, policy in models.items():
+                    probe = replace(policy, max_tokens=1, thinking=None, effort=None)
+                    try:
+                        answer = await client.ask(probe, "Reply with one word.", PING)
+                    except InfraFailure as err:
+                        if err.fatal:
+                            raise ConfigError(
+                                f"{policy.path or policy.name}: model {model!r} cannot be "
+                                f"used: {err}",
+                                "model",
+                            ) from err
+                        continue  # unavailable for now: the breaker handles it in the run
+                    except ModelTimeout:
+                        continue
+                    db.add_call(self.config.name, "preflight", 0, answer.usage)
+                    if self.ledger is not None:
+                        self.ledger.spent.add(answer.usage)
+            finally:
+                await client.close()
+
+        asyncio.run(ping())
+
+    def _budget_line(self, spent: Usage) -> str:
+        c, parts = self.config, []
+        if c.max_tokens is not None:
+            parts.append(
+                f"{c.max_tokens:,} tokens ({spent.tokens:,} spent, "
+                f"{max(0, c.max_tokens - spent.tokens):,} remain)"
+            )
+        if c.max_cost_usd is not None:
+            parts.append(
+                f"${c.max_cost_usd:.2f} ({spent.cost_usd:.2f} spent, "
+                f"{max(0.0, c.max_cost_usd - spent.cost_usd):.2f} remain)"
+            )
+        return f"resuming league {c.name}: budget " + " and ".join(parts)
+
+    def _wait_while_paused(self) -> bool:
+        """Hold dispatching while the API is unavailable. With no call left to probe
+        it, let one episode through (its first call is the probe). False: the pause
+        outlasted the patience, and the league stops (a rerun resumes it)."""
+        b = self.breaker
+        while b is not None and (pause := b.paused) is not None:
+            if time.time() - pause.since > self.infra.patience_seconds:
+                self.gave_up = pause
+                return False
+            if b.waiting == 0:
+                return True
+            time.sleep(0.02)
+        return True
+
+    def _jobs(self, queue: list[tuple[Pairing, int]]) -> Iterator[EpisodeJob]:
+        """Jobs, pulled one by one: none while the API is unavailable, none once the
+        budget cannot cover another call."""
+        for p, idx in queue:
+            if not self._wait_while_paused() or self._stopping:
+                return
+            if self.ledger is not None and self.ledger.exhausted:
+                self.budget_stopped = True
+                return
+            yield EpisodeJob(
+                p.key,
+                idx,
+                p.game,
+                tuple(self.policies[n] for n in p.seats),
+                p.seed(idx),
+                self.config.clock,
+                self.config.settings_for(p.game),
+                str(self._replay_path(p, idx)),
+                self.infra,
+            )
+
+
+class PauseColumn(ProgressColumn):
+    """ "paused: API unavailable (529) since 12:01:07" while the breaker is open."""
+
+    def __init__(self, breaker: Callable[[], CircuitBreaker | None]) -> None:
+        super().__init__()
+        self.breaker = breaker
+
+    def render(self, task: Task) -> Text:
+        b = self.breaker()
+        pause = b.paused if b else None
+        if pause is None:
+            return Text("")
+        since = time.strftime("%H:%M:%S", time.localtime(pause.since))
+        return Text(
+            f"paused: API unavailable ({pause.cause.removeprefix('http-')}) since {since}",
+            style="yellow",
+        )
+
+
+__all__ = ["LeagueInterrupted", "LeagueReport", "LeagueRun", "missing_ranges"]

@@ -9,7 +9,7 @@ from itertools import permutations
 
 from .. import _core
 from ..errors import ConfigError
-from ..games import FAMILIES
+from ..games import FAMILIES, entry
 from ..seats.policy import BaselinePolicy, Policy
 from .config import LeagueConfig
 
@@ -41,7 +41,7 @@ def fielded(policies: tuple[Policy, ...], game: str, hanabi_seats: int) -> list[
     """The policies that can take a seat in `game`: Claude policies always, baselines
     only where the game fields them (for `rotate`, every game of the rotation)."""
     settings = f'{{"seats": {hanabi_seats}}}' if game == "hanabi" else None
-    rotation = ("connect-four", "breakthrough", "hex", "quoridor") if game == "rotate" else (game,)
+    rotation = entry(game)["rotation"] or (game,)
     states = [_core.State(g, settings if g == "hanabi" else None, 1) for g in rotation]
     names = set.intersection(*(set(s.policy_names) for s in states))
     players = [p for p in policies if not isinstance(p, BaselinePolicy) or p.base in names]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -54,6 +55,21 @@ CREATE TABLE IF NOT EXISTS episodes (
     decisions TEXT, started TEXT, finished TEXT,
     PRIMARY KEY (league, pairing, idx)
 );
+CREATE TABLE IF NOT EXISTS voids (
+    league TEXT NOT NULL, pairing TEXT NOT NULL, idx INTEGER NOT NULL,
+    game TEXT NOT NULL, seed INTEGER NOT NULL, seats TEXT NOT NULL,
+    cause TEXT NOT NULL, detail TEXT NOT NULL, plies INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
+    calls INTEGER NOT NULL, cost_usd REAL NOT NULL, started TEXT, finished TEXT
+);
+CREATE INDEX IF NOT EXISTS voids_episode ON voids (league, pairing, idx);
+CREATE TABLE IF NOT EXISTS calls (
+    league TEXT NOT NULL, pairing TEXT NOT NULL, idx INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
+    calls INTEGER NOT NULL, cost_usd REAL NOT NULL, at TEXT NOT NULL
+);
 """
 
 #: Columns added after the first release; `cache_tokens` stays their sum for old readers
@@ -92,6 +108,24 @@ class EpisodeRow:
 
 
 @dataclass(frozen=True)
+class VoidEpisode:
+    """An episode that could not finish cleanly (the API unavailable past the patience,
+    the budget, an interrupt): recorded with its cause and usage, never scored."""
+
+    pairing: str
+    idx: int
+    game: str
+    seed: int
+    seats: tuple[str, ...]
+    cause: str
+    detail: str = ""
+    plies: int = 0
+    usage: Usage = field(default_factory=Usage)
+    started: str | None = None
+    finished: str | None = None
+
+
+@dataclass(frozen=True)
 class Chunk:
     """Scripted episodes start..start+n of one pairing, as the batch simulator returned them."""
 
@@ -118,6 +152,8 @@ class Block:
     seats: tuple[str, ...]
     score: np.ndarray  # (n, seats) float
     decisions: tuple[tuple[dict[str, Any], ...], ...] | None = None  # per episode, per seat
+    #: (n,) each episode's index in its pairing: the seed pair it belongs to (None: unknown)
+    index: np.ndarray | None = None
 
 
 def now() -> str:
@@ -136,6 +172,7 @@ class LeagueDB:
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
         self._add_columns()
+        self._lock = threading.RLock()
 
     def _add_columns(self) -> None:
         have = {r[1] for r in self.conn.execute("PRAGMA table_info(episodes)")}
@@ -159,13 +196,15 @@ class LeagueDB:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+        # The episode loop's thread writes calls while the driver writes episodes.
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
 
     # ---- the league and its policies ----------------------------------------
 
@@ -200,8 +239,15 @@ class LeagueDB:
                 ("policies", "league"),
                 ("batches", "league"),
                 ("episodes", "league"),
+                ("voids", "league"),
+                ("calls", "league"),
             ):
                 c.execute(f"DELETE FROM {table} WHERE {key}=?", (league,))
+
+    def config(self, league: str) -> dict[str, Any]:
+        """The league's stored config ({} for an unknown league)."""
+        row = self.conn.execute("SELECT config FROM leagues WHERE name=?", (league,)).fetchone()
+        return json.loads(row[0]) if row else {}
 
     def leagues(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM leagues ORDER BY created")]
@@ -268,7 +314,99 @@ class LeagueDB:
             )
             return c.total_changes - before
 
+    def add_call(self, league: str, pairing: str, idx: int, u: Usage) -> None:
+        """One answered call's usage (or an episode's, from a backend that cannot
+        report calls as they return), written at once: spend survives a kill."""
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    league,
+                    pairing,
+                    idx,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    u.calls,
+                    u.cost_usd,
+                    now(),
+                ),
+            )
+
+    def spent(self, league: str) -> Usage:
+        """Everything the league's calls cost: scored, void, interrupted or killed."""
+        r = self.conn.execute(
+            "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+            "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(calls), 0) FROM calls WHERE league=?",
+            (league,),
+        ).fetchone()
+        return Usage(int(r[0]), int(r[1]), int(r[2]), int(r[3]), float(r[4]), int(r[5]))
+
+    def add_void(self, league: str, v: VoidEpisode) -> None:
+        u = v.usage
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO voids VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    league,
+                    v.pairing,
+                    v.idx,
+                    v.game,
+                    v.seed,
+                    json.dumps(v.seats),
+                    v.cause,
+                    v.detail,
+                    v.plies,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_creation_input_tokens,
+                    u.cache_read_input_tokens,
+                    u.calls,
+                    u.cost_usd,
+                    v.started,
+                    v.finished,
+                ),
+            )
+
     # ---- reading --------------------------------------------------------------
+
+    def voids(self, league: str) -> list[VoidEpisode]:
+        """Every void attempt, oldest first (an episode re-run after a void may be done)."""
+        rows = self.conn.execute(
+            "SELECT pairing, idx, game, seed, seats, cause, detail, plies, input_tokens, "
+            "output_tokens, cache_write_tokens, cache_read_tokens, calls, cost_usd, started, "
+            "finished FROM voids WHERE league=? ORDER BY rowid",
+            (league,),
+        )
+        return [
+            VoidEpisode(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                tuple(json.loads(r[4])),
+                r[5],
+                r[6],
+                r[7],
+                Usage(r[8], r[9], r[10], r[11], r[13], r[12]),
+                r[14],
+                r[15],
+            )
+            for r in rows
+        ]
+
+    def open_voids(self, league: str) -> dict[tuple[str, int], list[VoidEpisode]]:
+        """(pairing, idx) -> its void attempts, for episodes still not scored."""
+        out: dict[tuple[str, int], list[VoidEpisode]] = defaultdict(list)
+        done: dict[str, set[int]] = {}
+        for v in self.voids(league):
+            if v.pairing not in done:
+                done[v.pairing] = self.done(league, v.pairing)
+            if v.idx not in done[v.pairing]:
+                out[(v.pairing, v.idx)].append(v)
+        return dict(out)
 
     def done(self, league: str, pairing: str) -> set[int]:
         """Indices of the pairing's scored episodes (chunks and runner episodes)."""
@@ -348,7 +486,10 @@ class LeagueDB:
 
     def blocks(self, league: str) -> list[Block]:
         """Every scored episode as columns: one block per chunk, one per runner pairing."""
-        chunked = [Block(c.game, c.seats, c.score.astype(float)) for c in self.chunks(league)]
+        chunked = [
+            Block(c.game, c.seats, c.score.astype(float), index=c.start + np.arange(c.count))
+            for c in self.chunks(league)
+        ]
         return chunked + group_rows(self.runner_rows(league))
 
     def episodes(self, league: str) -> list[EpisodeRow]:
@@ -375,16 +516,22 @@ class LeagueDB:
                 )
         return sorted(rows, key=lambda r: (r.game, r.pairing, r.idx))
 
-    def usage(self, league: str) -> Usage:
-        """Usage (every kind of token, calls and cost) spent so far."""
-        row = self.conn.execute(
-            "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+    def usage(self, league: str, *, voided: bool = True) -> Usage:
+        """Usage (every kind of token, calls and cost) spent so far: by scored
+        episodes, and (`voided`) by void attempts too."""
+        columns = (
+            "COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
             "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(calls), 0) "
-            "FROM episodes WHERE league=? AND source='runner'",
-            (league,),
-        ).fetchone()
-        return Usage(int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4]), int(row[5]))
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(calls), 0)"
+        )
+        total = Usage()
+        queries = [f"SELECT {columns} FROM episodes WHERE league=? AND source='runner'"]
+        if voided:
+            queries.append(f"SELECT {columns} FROM voids WHERE league=?")
+        for query in queries:
+            r = self.conn.execute(query, (league,)).fetchone()
+            total.add(Usage(int(r[0]), int(r[1]), int(r[2]), int(r[3]), float(r[4]), int(r[5])))
+        return total
 
 
 def group_rows(rows: Sequence[EpisodeRow]) -> list[Block]:
@@ -398,6 +545,7 @@ def group_rows(rows: Sequence[EpisodeRow]) -> list[Block]:
             seats,
             np.array([r.score for r in rs], dtype=float).reshape(len(rs), len(seats)),
             tuple(r.decisions or tuple({} for _ in seats) for r in rs),
+            np.array([r.idx for r in rs], dtype=np.int64),
         )
         for (game, seats), rs in grouped.items()
     ]

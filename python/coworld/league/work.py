@@ -5,15 +5,18 @@ imports them from here; they import no backend."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..episode import Clock, Episode
-from ..seats.claude import Usage
-from ..seats.policy import Policy
+from ..seats.budget import BudgetExhausted
+from ..seats.claude import ClaudeClient, Usage, has_credentials
+from ..seats.infra import InfraFailure, InfraPolicy
+from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
-from .storage import Chunk, EpisodeRow, now
+from .storage import Chunk, EpisodeRow, VoidEpisode, now
 
 #: A game's settings as the core takes them (`{"seats": 4}` for Hanabi), or None.
 Settings = dict[str, Any] | None
@@ -47,10 +50,21 @@ class EpisodeJob:
     settings: Settings = None
     #: The replay path (its calls sidecar sits beside it), or None for no files.
     out: str | None = None
+    #: Retrying infrastructure failures (for a client the episode builds itself).
+    infra: InfraPolicy = InfraPolicy()
 
     @property
     def seats(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.policies)
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What the episodes of a run share where a backend can share it: the client
+    (with its breaker and ledger) and the writer of each call's usage."""
+
+    client: ClaudeClient | None = None
+    on_call: Callable[[EpisodeJob, Usage], None] | None = None
 
 
 def run_chunk(job: ChunkJob) -> Chunk:
@@ -82,12 +96,67 @@ def computes(job: EpisodeJob) -> bool:
     return any(isinstance(p, PythonPolicy) for p in job.policies)
 
 
-def play_episode(job: EpisodeJob) -> EpisodeRow:
-    """One episode on its own event loop, as a row (runs anywhere: local or Ray)."""
+def play_episode(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
+    """One episode on its own event loop and client (a Ray worker, a replay)."""
+    return asyncio.run(_play_with_own_client(job))
+
+
+async def _play_with_own_client(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
+    claude = any(isinstance(p, ClaudePolicy) for p in job.policies)
+    client = (
+        ClaudeClient(timeout=job.clock.llm_timeout_seconds, infra=job.infra)
+        if claude and has_credentials()
+        else None
+    )
+    try:
+        return await play_async(job, Shared(client))
+    finally:
+        if client is not None:
+            await client.close()
+
+
+async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisode:
+    """One episode through the async runner with the run's shared client: its row,
+    or a void record when it cannot finish cleanly (never a scored fallback)."""
     spec = {"game": job.game, **(job.settings or {})}
     started = now()
-    episode = Episode(spec, list(job.policies), seed=job.seed, clock=job.clock, out=job.out)
-    return row_from_results(job, asyncio.run(episode.run()), started)
+    on_call = shared.on_call
+    episode = Episode(
+        spec,
+        list(job.policies),
+        seed=job.seed,
+        clock=job.clock,
+        out=job.out,
+        client=shared.client,
+        on_usage=(lambda usage: on_call(job, usage)) if on_call else None,
+    )
+    try:
+        results = await episode.run()
+    except InfraFailure as err:
+        return void_of(job, episode, err.cause, str(err), started)
+    except BudgetExhausted as err:
+        return void_of(job, episode, "budget", str(err), started)
+    except asyncio.CancelledError:
+        return void_of(job, episode, "interrupted", "stopped by Ctrl-C", started)
+    return row_from_results(job, results, started)
+
+
+def void_of(
+    job: EpisodeJob, episode: Episode, cause: str, detail: str, started: str
+) -> VoidEpisode:
+    return VoidEpisode(
+        pairing=job.pairing,
+        idx=job.idx,
+        game=job.game,
+        seed=job.seed,
+        seats=job.seats,
+        cause=cause,
+        detail=detail,
+        plies=episode.state.plies,
+        usage=Usage.total(episode.usage),
+        started=started,
+        finished=now(),
+    )
 
 
 def row_from_results(job: EpisodeJob, results: dict[str, Any], started: str) -> EpisodeRow:

@@ -17,7 +17,15 @@
 from .agent import AgentEnvironment, StepResult
 from .bag import Bag
 from .canonical import canonical_json, first_difference
-from .episode import Episode, EpisodeOver, active_seat_of, is_terminal_of, play, results_of
+from .episode import (
+    Episode,
+    EpisodeOver,
+    active_seat_of,
+    is_terminal_of,
+    play,
+    results_of,
+    seat_results_of,
+)
 from .geometry import (
     HexGrid,
     SquareGrid,
@@ -90,6 +98,7 @@ __all__ = [
     "play",
     "recheck_transcript",
     "results_of",
+    "seat_results_of",
     "seat_transcript",
     "seat_view",
     "sight_lines",

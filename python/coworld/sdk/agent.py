@@ -17,7 +17,15 @@ import copy
 from collections.abc import Hashable, Mapping
 from typing import Any, NamedTuple
 
-from .episode import Behaviour, Episode, active_seat_of, behaviour_for, is_terminal_of, submit
+from .episode import (
+    Behaviour,
+    Episode,
+    active_seat_of,
+    behaviour_for,
+    is_terminal_of,
+    seat_results_of,
+    submit,
+)
 from .protocol import SubmittedAction, seat_view
 from .transcript import _action_record, _header, _outcome
 
@@ -88,7 +96,7 @@ class AgentEnvironment:
         self._advance(SubmittedAction(seat=seat, action=action))
         self._play_others()
         observation = self._record_observation()
-        return StepResult(observation, self.done, self.outcome)
+        return StepResult(observation, self.done, self.seat_outcome)
 
     @property
     def done(self) -> bool:
@@ -98,6 +106,17 @@ class AgentEnvironment:
     def outcome(self) -> Any:
         """The results once the game is over, else None."""
         return _outcome(self.reducer, self._current())
+
+    @property
+    def seat_outcome(self) -> Any:
+        """What the agent's seat may know of the results once the game is over (what
+        `step` returns): the reducer's `results_for` for the seat when it has one
+        (fog: the public outcome, not the true distToWin or the winning path), else
+        the results; None before the end."""
+        state = self._current()
+        if self.seat is None or not is_terminal_of(self.reducer, state):
+            return self.outcome
+        return seat_results_of(self.reducer, state, self.seat)
 
     @property
     def state(self) -> Any:

@@ -58,6 +58,16 @@ def results_of(reducer: Any, state: Any) -> Any:
     return getattr(state, "results", None)
 
 
+def seat_results_of(reducer: Any, state: Any, seat: Hashable) -> Any:
+    """What `seat` may know of a finished game's results: `reducer.results_for(state,
+    seat)` when the reducer defines it (a hidden-information game whose results hold
+    hidden state, e.g. fog's true distToWin and winning path), else the results."""
+    method = getattr(reducer, "results_for", None)
+    if callable(method):
+        return method(state, seat)
+    return results_of(reducer, state)
+
+
 def submit(reducer: Any, state: Any, action: Any) -> tuple[SubmittedAction, Any]:
     """Apply `action` for the active seat; returns (the SubmittedAction, the new state).
 

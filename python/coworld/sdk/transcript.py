@@ -38,7 +38,7 @@ from typing import Any
 
 from ..errors import CoworldError
 from .canonical import canonical_json, first_difference, short
-from .episode import Episode, active_seat_of, is_terminal_of, results_of
+from .episode import Episode, active_seat_of, is_terminal_of, results_of, seat_results_of
 from .protocol import SubmittedAction, seat_view
 
 FORMAT = "coworld-transcript"
@@ -110,18 +110,50 @@ def seat_transcript(
 ) -> dict:
     """`seat`'s transcript of `episode`: its view after every step and its own actions.
 
-    Publishable as is. `verifiable=True` adds the seed and every seat's actions
-    (then it is as private as a full transcript, and `recheck_transcript` takes it).
+    Publishable as is: it records only what the seat saw. A step by another seat
+    that leaves the seat's view unchanged (a fog opponent's collision) leaves no
+    record, `step` counts the seat's own actions (never the global step, which
+    would count plies the seat cannot see), and the outcome is the seat's own
+    (`results_for`, see `seat_results_of`). `verifiable=True` instead records
+    every step with the global step number, the seed and every seat's actions
+    and the full results (then it is as private as a full transcript, and
+    `recheck_transcript` takes it).
     """
-    header = _header(reducer, episode, f"seat:{seat}", seed=verifiable)
+    if verifiable:
+        return _verifiable_seat_transcript(reducer, episode, seat)
+    header = _header(reducer, episode, f"seat:{seat}", seed=False)
+    header["seat"] = seat
+    first = seat_view(reducer, episode.states[0], seat)
+    steps: list[dict[str, Any]] = [{"step": 0, "observation": first}]
+    last, own = canonical_json(first), 0
+    for k, submitted in enumerate(episode.actions, start=1):
+        observation = seat_view(reducer, episode.states[k], seat)
+        seen = canonical_json(observation)
+        acted = submitted.seat == seat
+        own += acted
+        if acted or seen != last:
+            record: dict[str, Any] = {"step": own}
+            if acted:
+                record.update(seat=submitted.seat, action=submitted.action)
+            record["observation"] = observation
+            steps.append(record)
+        last = seen
+    outcome = (
+        seat_results_of(reducer, episode.final, seat)
+        if is_terminal_of(reducer, episode.final)
+        else None
+    )
+    return {"header": header, "steps": steps, "outcome": outcome}
+
+
+def _verifiable_seat_transcript(reducer: Any, episode: Episode, seat: Hashable) -> dict:
+    header = _header(reducer, episode, f"seat:{seat}", seed=True)
     header["seat"] = seat
     steps: list[dict[str, Any]] = [
         {"step": 0, "observation": seat_view(reducer, episode.states[0], seat)}
     ]
     for k, submitted in enumerate(episode.actions, start=1):
-        record: dict[str, Any] = {"step": k}
-        if verifiable or submitted.seat == seat:
-            record.update(_action_record(k, submitted))
+        record = _action_record(k, submitted)
         record["observation"] = seat_view(reducer, episode.states[k], seat)
         steps.append(record)
     return {"header": header, "steps": steps, "outcome": _outcome(reducer, episode.final)}

@@ -3,15 +3,25 @@ client, with prompt caching on the system prompt, and usage and cost accounting.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..errors import ConfigError
+from .infra import CircuitBreaker, InfraFailure, InfraPolicy, ModelTimeout, classify, retry_after
 from .policy import ClaudePolicy
 
-#: USD per million tokens: (input, output). Cache writes cost 1.25x input, reads 0.1x.
+if TYPE_CHECKING:
+    from .budget import Ledger
+
+#: USD per million tokens: (input, output), by model family (the longest prefix of a
+#: model id wins, so dated ids match). Cache writes cost 1.25x input, reads 0.1x.
+#: Only published list prices are here; a model not listed (the installed client
+#: also names newer families) needs a `price` in its policy file or the league's
+#: [prices] table: loading fails otherwise, rather than billing a guess.
 PRICES: dict[str, tuple[float, float]] = {
     "claude-opus-4": (15.0, 75.0),
     "claude-opus-4-1": (15.0, 75.0),
@@ -21,13 +31,35 @@ PRICES: dict[str, tuple[float, float]] = {
     "claude-haiku-4-5": (1.0, 5.0),
     "claude-3-5-haiku": (0.8, 4.0),
 }
-DEFAULT_PRICE = (3.0, 15.0)
+#: Model families the league-wide [prices] table added (see `add_prices`).
+_EXTRA_PRICES: dict[str, tuple[float, float]] = {}
 
 
-def price_of(model: str) -> tuple[float, float]:
-    """The price row whose name is the longest prefix of `model` (dated ids included)."""
-    best = max((k for k in PRICES if model.startswith(k)), key=len, default=None)
-    return PRICES[best] if best else DEFAULT_PRICE
+def price_of(model: str, override: tuple[float, float] | None = None) -> tuple[float, float]:
+    """The override, else the price row whose name is the longest prefix of `model`."""
+    if override is not None:
+        return override
+    table = {**PRICES, **_EXTRA_PRICES}
+    best = max((k for k in table if model.startswith(k)), key=len, default=None)
+    if best is None:
+        raise ConfigError(
+            f"no price for model {model!r}: give `price = [input, output]` (USD per "
+            "million tokens) in the policy file or the league's [prices] table",
+            "price",
+        )
+    return table[best]
+
+
+def check_price(model: str, override: tuple[float, float] | None, where: str = "") -> None:
+    try:
+        price_of(model, override)
+    except ConfigError as err:
+        raise ConfigError(where + str(err), "price") from err
+
+
+def add_prices(prices: Mapping[str, tuple[float, float]]) -> None:
+    """Prices for model ids (or prefixes) from a league file's [prices] table."""
+    _EXTRA_PRICES.update(prices)
 
 
 @dataclass
@@ -71,7 +103,7 @@ class Usage:
         return d
 
 
-def usage_of(model: str, raw: Any) -> Usage:
+def usage_of(model: str, raw: Any, price: tuple[float, float] | None = None) -> Usage:
     """Usage (with cost) from a Messages API `usage` object."""
     u = Usage(
         input_tokens=getattr(raw, "input_tokens", 0) or 0,
@@ -80,7 +112,7 @@ def usage_of(model: str, raw: Any) -> Usage:
         cache_read_input_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
         calls=1,
     )
-    pin, pout = price_of(model)
+    pin, pout = price_of(model, price)
     u.cost_usd = (
         u.input_tokens * pin
         + u.output_tokens * pout
@@ -94,9 +126,13 @@ def usage_of(model: str, raw: Any) -> Usage:
 class Answer:
     text: str
     usage: Usage
+    #: The model's answering time (the successful request only).
     latency: float
     stop_reason: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Seconds spent waiting out infrastructure failures before this answer, and how many.
+    waited: float = 0.0
+    infra_retries: list[str] = field(default_factory=list)
 
 
 def has_credentials() -> bool:
@@ -106,43 +142,130 @@ def has_credentials() -> bool:
 class ClaudeClient:
     """One async `anthropic` client shared by every Claude seat of a run.
 
-    Transport errors, rate limits and overloads are retried by the client's own
-    backoff (`max_retries`) inside the caller's timeout; what still fails
-    surfaces as an `anthropic.APIError`, which the runner records as `api-error`.
+    The client's own retries are off: infrastructure failures (transport errors,
+    429, 5xx, 529) are retried here with backoff and jitter under the run's
+    patience and its circuit breaker (`seats.infra`), and never reach the model.
+    Each request is bounded by `timeout`, the model's own answering time; a
+    request that runs out of it raises `ModelTimeout`.
     """
 
     def __init__(
-        self, *, timeout: float, max_retries: int = 2, base_url: str | None = None
+        self,
+        *,
+        timeout: float,
+        infra: InfraPolicy | None = None,
+        breaker: CircuitBreaker | None = None,
+        base_url: str | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         import anthropic
 
+        self.timeout = timeout
+        self.infra = infra or (breaker.policy if breaker else InfraPolicy())
+        self.breaker = breaker or CircuitBreaker(self.infra)
+        self.ledger = ledger
+        # The transport's own timeout is a backstop a little past ours.
         self._client = anthropic.AsyncAnthropic(
-            timeout=timeout, max_retries=max_retries, base_url=base_url
+            timeout=timeout + 5.0, max_retries=0, base_url=base_url
         )
 
     async def ask(
+        self,
+        policy: ClaudePolicy,
+        system: str,
+        messages: list[dict[str, Any]],
+        on_usage: Callable[[Usage], None] | None = None,
+    ) -> Answer:
+        """One answer, after as many infrastructure retries as the patience allows.
+        With a ledger, each request reserves its worst case first (BudgetExhausted
+        when it does not fit); `on_usage` hears each answer's usage at once."""
+        from .budget import worst_case
+
+        worst = worst_case(policy, system, messages) if self.ledger else None
+        if self.ledger is not None and worst is not None:
+            self.ledger.reserve(worst)
+        usage: Usage | None = None
+        try:
+            answer = await self._ask(policy, system, messages)
+            usage = answer.usage
+            if on_usage is not None:
+                on_usage(usage)
+            return answer
+        finally:
+            if self.ledger is not None and worst is not None:
+                self.ledger.settle(worst, usage)
+
+    async def _ask(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     ) -> Answer:
-        started = time.monotonic()
+        import anthropic
+
+        entered = time.monotonic()
+        deadline = entered + self.infra.patience_seconds
+        retries: list[str] = []
+        while True:
+            probe = await self.breaker.admit(deadline)
+            started = time.monotonic()
+            try:
+                response = await asyncio.wait_for(
+                    self._send(policy, system, messages), self.timeout
+                )
+            except (TimeoutError, anthropic.APITimeoutError) as err:
+                self.breaker.release_probe(probe)
+                raise ModelTimeout(started - entered) from err
+            except anthropic.APIError as err:
+                cause, retryable = classify(err) or ("error", False)
+                self.breaker.record(False, cause, probe)
+                if not retryable:
+                    raise InfraFailure(cause, _safe_error(err), fatal=True) from err
+                delay = self.infra.backoff(len(retries), retry_after(err))
+                if time.monotonic() + delay > deadline:
+                    raise InfraFailure(
+                        cause, f"{cause} for longer than the patience: {_safe_error(err)}"
+                    ) from err
+                retries.append(cause)
+                await asyncio.sleep(delay)
+                continue
+            except BaseException:
+                self.breaker.release_probe(probe)
+                raise
+            self.breaker.record(True, probe=probe)
+            usage = usage_of(policy.model, response.usage, policy.price)
+            thinking = [
+                b.thinking for b in response.content if getattr(b, "type", "") == "thinking"
+            ]
+            return Answer(
+                text="".join(getattr(block, "text", "") for block in response.content),
+                extra={"thinking": "\n".join(thinking)} if thinking else {},
+                usage=usage,
+                latency=time.monotonic() - started,
+                stop_reason=response.stop_reason,
+                waited=started - entered,
+                infra_retries=retries,
+            )
+
+    async def _send(self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]) -> Any:
         options: dict[str, Any] = {}
         if policy.effort:
             options["output_config"] = {"effort": policy.effort}
         if policy.temperature is not None:
             options["extra_body"] = {"temperature": policy.temperature}
-        response = await self._client.messages.create(
+        if policy.thinking_param is not None:
+            options["thinking"] = policy.thinking_param
+        return await self._client.messages.create(
             model=policy.model,
             max_tokens=policy.max_tokens,
             system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
             messages=messages,  # type: ignore[arg-type]
             **options,
         )
-        text = "".join(getattr(block, "text", "") for block in response.content)
-        return Answer(
-            text=text,
-            usage=usage_of(policy.model, response.usage),
-            latency=time.monotonic() - started,
-            stop_reason=response.stop_reason,
-        )
 
     async def close(self) -> None:
         await self._client.close()
+
+
+def _safe_error(err: Exception) -> str:
+    """An API error's message, without anything that could carry a credential."""
+    status = getattr(err, "status_code", None)
+    text = str(getattr(err, "message", "") or err)
+    return (f"HTTP {status}: " if status else "") + text[:200]

@@ -15,6 +15,11 @@ from .python_policy import PythonPolicy, load_python_policy
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_MAX_TOKENS = 1024
+#: The largest operator prompt a policy file may carry (it is sent with every call).
+MAX_PROMPT_BYTES = 64 * 1024
+#: The smallest thinking budget the API accepts.
+MIN_THINKING_BUDGET = 1024
+FIELDS = ("name", "model", "max_tokens", "temperature", "effort", "thinking", "price", "prompt")
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 
@@ -51,13 +56,28 @@ class ClaudePolicy:
     #: Optional `output_config.effort` (low, medium, high, xhigh, max).
     effort: str | None = None
     path: str = ""
+    #: Extended thinking: None (off), "adaptive", or a budget of thinking tokens.
+    thinking: str | int | None = None
+    #: USD per million (input, output) tokens, overriding the price table.
+    price: tuple[float, float] | None = None
     kind = "claude"
 
     @property
     def digest(self) -> str:
-        """A hash of everything that changes how the policy plays."""
+        """A hash of everything that changes how the policy plays (not its price)."""
         text = f"{self.model}\n{self.max_tokens}\n{self.temperature}\n{self.effort}\n{self.prompt}"
+        if self.thinking is not None:
+            text += f"\nthinking={self.thinking}"
         return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def thinking_param(self) -> dict[str, Any] | None:
+        """`thinking` as the installed client takes it (ThinkingConfig*Param)."""
+        if self.thinking is None:
+            return None
+        if self.thinking == "adaptive":
+            return {"type": "adaptive"}
+        return {"type": "enabled", "budget_tokens": int(self.thinking)}
 
 
 Policy = BaselinePolicy | ClaudePolicy | PythonPolicy
@@ -83,7 +103,12 @@ def load_policy(spec: str | Policy) -> Policy:
 
 
 def _load_file(path: Path) -> ClaudePolicy:
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {err.start}: {err.reason})", "policy"
+        ) from err
     if path.suffix == ".toml":
         meta = _parse_toml(text, path)
         body = meta.pop("prompt", None)
@@ -93,11 +118,10 @@ def _load_file(path: Path) -> ClaudePolicy:
         raise ConfigError(
             f"{path}: the policy has no prompt (field `prompt` or the Markdown body)", "prompt"
         )
-    unknown = set(meta) - {"name", "model", "max_tokens", "temperature", "effort"}
+    unknown = set(meta) - set(FIELDS)
     if unknown:
         raise ConfigError(
-            f"{path}: unknown field {sorted(unknown)[0]!r}; fields: name, model, "
-            "max_tokens, temperature, effort, prompt",
+            f"{path}: unknown field {sorted(unknown)[0]!r}; fields: {', '.join(FIELDS)}",
             sorted(unknown)[0],
         )
     name = meta.get("name", path.stem)
@@ -123,6 +147,18 @@ def _load_file(path: Path) -> ClaudePolicy:
         raise ConfigError(f"{path}: `temperature` must be a number in 0..1", "temperature")
     if effort is not None and effort not in EFFORTS:
         raise ConfigError(f"{path}: `effort` must be one of {', '.join(EFFORTS)}", "effort")
+    thinking = _thinking(meta.get("thinking"), max_tokens, path)
+    price = parse_price(meta.get("price"), f"{path}: `price`") if "price" in meta else None
+    size = len(body.strip().encode())
+    if size > MAX_PROMPT_BYTES:
+        raise ConfigError(
+            f"{path}: the prompt is {size:,} bytes; the limit is {MAX_PROMPT_BYTES:,} "
+            "(it is sent with every call)",
+            "prompt",
+        )
+    from .claude import check_price
+
+    check_price(model, price, f"{path}: ")
     return ClaudePolicy(
         name=name,
         prompt=body.strip(),
@@ -131,7 +167,38 @@ def _load_file(path: Path) -> ClaudePolicy:
         temperature=None if temperature is None else float(temperature),
         effort=effort,
         path=str(path),
+        thinking=thinking,
+        price=price,
     )
+
+
+def _thinking(value: Any, max_tokens: int, path: Path) -> str | int | None:
+    if value is None or value == "adaptive":
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(
+            f'{path}: `thinking` must be "adaptive" or a budget of thinking tokens', "thinking"
+        )
+    if not MIN_THINKING_BUDGET <= value < max_tokens:
+        raise ConfigError(
+            f"{path}: a `thinking` budget must be at least {MIN_THINKING_BUDGET} and less "
+            f"than `max_tokens` ({max_tokens}), not {value}",
+            "thinking",
+        )
+    return value
+
+
+def parse_price(value: Any, where: str) -> tuple[float, float]:
+    """[input, output] USD per million tokens."""
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(x, int | float) and not isinstance(x, bool) and x >= 0 for x in value)
+    ):
+        raise ConfigError(
+            f"{where} must be [input, output] USD per million tokens, not {value!r}", "price"
+        )
+    return float(value[0]), float(value[1])
 
 
 def _parse_toml(text: str, path: Path) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,8 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, St
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..replay import read_lines
+from .. import _core
+from ..replay import ReplayUnreadable, read_lines
 
 STATIC = Path(__file__).parent / "static"
 
@@ -77,8 +79,12 @@ def create_app(path: str | Path) -> Starlette:
             }
         )
 
+    async def catalog(request: Request) -> JSONResponse:
+        return JSONResponse(_core.catalog())
+
     async def league(request: Request) -> JSONResponse:
         from ..league.ranking import _clean, head_to_head, reliability, standings
+        from ..league.stats import ratings
 
         name, blocks, listed = _league(site)
         plot = "standings.png" if (site.root / "standings.png").is_file() else None
@@ -86,6 +92,7 @@ def create_app(path: str | Path) -> Starlette:
             {
                 "league": name,
                 "standings": [_clean(s.__dict__) for s in standings(blocks)],
+                "ratings": [_clean(r.__dict__) for r in ratings(blocks, _league_seed(site, name))],
                 "headToHead": head_to_head(blocks),
                 "reliability": reliability(blocks),
                 "plot": plot,
@@ -131,7 +138,10 @@ def create_app(path: str | Path) -> Starlette:
 
     async def replay(request: Request) -> JSONResponse:
         target = site.resolve(request.query_params.get("path"))
-        return JSONResponse([event for _, event in read_lines(target)])
+        try:
+            return JSONResponse([event for _, event in read_lines(target)])
+        except ReplayUnreadable as err:  # a garbage file: say why, not a 500
+            return JSONResponse({"error": str(err)}, status_code=400)
 
     async def stream(request: Request) -> StreamingResponse:
         target = site.resolve(request.query_params.get("path"))
@@ -152,6 +162,7 @@ def create_app(path: str | Path) -> Starlette:
             Route("/", index),
             Route("/episode", episode),
             Route("/api/info", info),
+            Route("/api/catalog", catalog),
             Route("/api/league", league),
             Route("/api/episodes", episodes),
             Route("/api/replay", replay),
@@ -161,6 +172,12 @@ def create_app(path: str | Path) -> Starlette:
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
     )
+
+
+#: A replay without results that has not grown for this long was cut short (a killed
+#: run), not live: longer than a ply can take (two model calls at the default timeout
+#: and a wait out of the network within the default patience).
+LIVE_IDLE_SECONDS = 600.0
 
 
 def _in_progress(root: Path, limit: int = 50) -> list[Path]:
@@ -174,6 +191,8 @@ def _in_progress(root: Path, limit: int = 50) -> list[Path]:
     replays.sort(key=lambda p: p.stat().st_mtime, reverse=True)
     found = []
     for path in replays[: limit * 4]:
+        if time.time() - path.stat().st_mtime > LIVE_IDLE_SECONDS:
+            break  # sorted newest first: the rest are older still
         with path.open("rb") as fh:
             fh.seek(max(0, path.stat().st_size - 65536))
             tail = fh.read().decode("utf-8", "replace").rstrip("\n").rsplit("\n", 1)[-1]
@@ -196,6 +215,19 @@ def _league(site: Site) -> tuple[str | None, list[Any], list[Any]]:
         if not names:
             return None, [], []
         return names[-1], db.blocks(names[-1]), db.runner_rows(names[-1], source=None)
+    finally:
+        db.close()
+
+
+def _league_seed(site: Site, name: str | None) -> int:
+    """The league's seed (its rating bootstrap's seed), 0 when unknown."""
+    if site.database is None or name is None:
+        return 0
+    from ..league.storage import LeagueDB
+
+    db = LeagueDB(site.database)
+    try:
+        return int(db.config(name).get("seed", 0))
     finally:
         db.close()
 
@@ -224,10 +256,12 @@ def _listing(site: Site, only_replays: bool) -> list[Any]:
 
 
 async def _tail(
-    path: Path, request: Request, poll: float = 0.1, idle_limit: float = 3600
+    path: Path, request: Request, poll: float = 0.1, idle_limit: float | None = None
 ) -> AsyncIterator[str]:
     """Server-sent events: every complete line of the replay, then new ones as they are
-    written, until the results line (or the client leaves, or an hour of silence)."""
+    written, until the results line (or the client leaves, or LIVE_IDLE_SECONDS of
+    silence: a run that was cut short)."""
+    idle_limit = LIVE_IDLE_SECONDS if idle_limit is None else idle_limit
     position, idle = 0, 0.0
     buffer = ""
     while idle < idle_limit:
@@ -240,13 +274,21 @@ async def _tail(
         for line in lines:
             if line.strip():
                 yield f"data: {line}\n\n"
-                if json.loads(line).get("type") == "results":
+                if '"results"' in line and _event_type(line) == "results":
                     yield "event: end\ndata: {}\n\n"
                     return
         if await request.is_disconnected():
             return
         idle = 0.0 if chunk else idle + poll
         await asyncio.sleep(poll)
+
+
+def _event_type(line: str) -> str | None:
+    try:
+        event = json.loads(line)
+    except json.JSONDecodeError:
+        return None  # a garbage line ends nothing
+    return event.get("type") if isinstance(event, dict) else None
 
 
 class ViewerServer:

@@ -25,7 +25,9 @@
 //!   opponent stone, file a to c. Recon hex: it senses centred on the next cell of
 //!   its lane beyond the attempted one (the attempted cell at the target edge).
 //! - `random`: uniform over the legal attempts (and, in recon hex, uniform over
-//!   the anchors), drawn from the decision's PRNG stream.
+//!   the anchors), drawn from the decision's PRNG stream, which fog chooses by
+//!   the mover's seat and its own attempt count (`Game::decision_stream`), never
+//!   the global ply: that would betray the opponent's collisions.
 //!
 //! When the believed board offers no way to win at all (only possible once the
 //! game is decided) `probe` and `sweep` attempt the lowest legal cell.

@@ -8,77 +8,12 @@
 //! versions on random boards.
 
 use super::MAX_CELLS;
+pub use crate::kernels::select::Ranked;
 
 /// A set of cells, bit `rank * n + file` (a1 is bit 0).
 pub type Cells = u32;
 
 const _: () = assert!(MAX_CELLS <= Cells::BITS as usize);
-
-/// A cell set ready for counting and selecting without walking its bits (no
-/// data-dependent branch: `random` selects the k-th legal cell every ply, and a
-/// bit-walking loop mispredicts its exit).
-#[derive(Clone, Copy, Debug)]
-pub struct Ranked {
-    m: Cells,
-    /// Byte `i` holds the number of set bits in bytes `0..=i` of `m`.
-    running: u32,
-}
-
-impl Ranked {
-    #[inline]
-    pub fn new(m: Cells) -> Self {
-        // Per-byte popcounts (the SWAR popcount), then running sums by one multiply
-        // (each byte at most 32, so no carries between bytes).
-        let b = m - ((m >> 1) & 0x5555_5555);
-        let b = (b & 0x3333_3333) + ((b >> 2) & 0x3333_3333);
-        let b = (b + (b >> 4)) & 0x0F0F_0F0F;
-        Ranked {
-            m,
-            running: b.wrapping_mul(0x0101_0101),
-        }
-    }
-
-    /// The number of set bits.
-    #[inline]
-    pub fn count(&self) -> usize {
-        (self.running >> 24) as usize
-    }
-
-    /// The `k`-th set bit (0-based, lowest first); `k` < [`Self::count`].
-    #[inline]
-    pub fn nth(&self, k: usize) -> usize {
-        debug_assert!(k < self.count());
-        let k = k as u32;
-        // High bit of byte i set iff running_i > k (running_i | 0x80 >= 128 > k + 1,
-        // so no byte borrows from the next): the wanted bit is in the first such byte.
-        let past = ((self.running | 0x8080_8080) - (k + 1) * 0x0101_0101) & 0x8080_8080;
-        let shift = past.trailing_zeros() & !7;
-        // Set bits in the bytes below it: byte `shift / 8 - 1` of the running sums.
-        let below = ((self.running << 8) >> shift) & 0xFF;
-        let byte = (self.m >> shift) & 0xFF;
-        shift as usize + SELECT_IN_BYTE[byte as usize][(k - below) as usize] as usize
-    }
-}
-
-/// `SELECT_IN_BYTE[b][j]`: the position of the `j`-th set bit of byte `b`.
-static SELECT_IN_BYTE: [[u8; 8]; 256] = select_table();
-
-const fn select_table() -> [[u8; 8]; 256] {
-    let mut t = [[0u8; 8]; 256];
-    let mut b = 0;
-    while b < 256 {
-        let (mut j, mut bit) = (0, 0);
-        while bit < 8 {
-            if b >> bit & 1 == 1 {
-                t[b][j] = bit as u8;
-                j += 1;
-            }
-            bit += 1;
-        }
-        b += 1;
-    }
-    t
-}
 
 /// Edges and board of one hex size, as `u32` masks.
 #[derive(Clone, Copy, Debug)]
@@ -247,27 +182,8 @@ pub fn ttt3_has_line(marks: Cells) -> bool {
 mod tests {
     use super::*;
     use crate::fog::lines;
-    use crate::kernels::hexgrid::{self, bits, Mask};
+    use crate::kernels::hexgrid::{self, Mask};
     use crate::rng::Rng;
-
-    #[test]
-    fn ranked_counts_and_selects_the_bits_in_order() {
-        let mut rng = Rng::new(17);
-        let sparse = |rng: &mut Rng| rng.next_u64() as Cells & rng.next_u64() as Cells;
-        let masks = (0..40_000).map(|i| match i % 4 {
-            0 => rng.next_u64() as Cells & ((1 << MAX_CELLS) - 1),
-            1 => sparse(&mut rng),
-            2 => rng.next_u64() as Cells,
-            _ => 1 << (i % 32),
-        });
-        for m in masks.chain([0, Cells::MAX, (1 << MAX_CELLS) - 1]) {
-            let r = Ranked::new(m);
-            assert_eq!(r.count(), m.count_ones() as usize, "{m:#x}");
-            for (k, c) in bits(m as Mask).enumerate() {
-                assert_eq!(r.nth(k), c, "{m:#x} {k}");
-            }
-        }
-    }
 
     #[test]
     fn grids_match_the_kernel_geometry() {

@@ -54,23 +54,26 @@ impl Knowledge {
     }
 }
 
-/// The seat's own plies, in order, with their 0-based ply numbers.
+/// The seat's own plies, in order, numbered by the seat's own attempt count
+/// (1-based: its first attempt is 1). Never by the global ply: in the
+/// non-abrupt variants that number tells how often the opponent collided.
 pub fn own_log(state: &FogState, seat: Seat) -> impl Iterator<Item = (usize, PlyRecord)> {
     state
         .history()
         .into_iter()
+        .filter(move |r| r.seat as usize == seat)
         .enumerate()
-        .filter(move |(_, r)| r.seat as usize == seat)
+        .map(|(i, r)| (i + 1, r))
 }
 
-/// For each cell, the last ply at which `seat`'s sensing saw it empty, if it is
-/// still neither the seat's own stone nor a proven opponent stone. Emptiness
-/// perishes, so the ply is part of the fact.
+/// For each cell, the last of `seat`'s own attempts at which its sensing saw it
+/// empty, if it is still neither the seat's own stone nor a proven opponent
+/// stone. Emptiness perishes, so the attempt number is part of the fact.
 pub fn seen_empty(state: &FogState, seat: Seat) -> Vec<(usize, usize)> {
     let mut last = [usize::MAX; super::MAX_CELLS];
-    for (ply, r) in own_log(state, seat) {
+    for (attempt, r) in own_log(state, seat) {
         for c in crate::kernels::hexgrid::bits(r.sensed_empty as Mask) {
-            last[c] = ply;
+            last[c] = attempt;
         }
     }
     let k = Knowledge::of(state, seat);

@@ -24,6 +24,7 @@ mod tests;
 
 use serde_json::Value;
 
+use crate::catalog::{Entry, Origin, Seats};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
@@ -61,9 +62,7 @@ pub struct Variant {
     pub sense: usize,
     pub max_plies: u32,
     /// Where the variant comes from, shown in its config, docs and prompts.
-    pub label: &'static str,
-    /// True for recon-hex-5, which ports nothing.
-    pub original: bool,
+    pub origin: Origin,
 }
 
 pub const VARIANTS: [Variant; 4] = [
@@ -74,8 +73,7 @@ pub const VARIANTS: [Variant; 4] = [
         abrupt: false,
         sense: 0,
         max_plies: 18,
-        label: "a port of OpenSpiel phantom_ttt",
-        original: false,
+        origin: Origin::Port("phantom_ttt"),
     },
     Variant {
         id: "dark-hex-4",
@@ -84,8 +82,7 @@ pub const VARIANTS: [Variant; 4] = [
         abrupt: false,
         sense: 0,
         max_plies: 32,
-        label: "a port of OpenSpiel dark_hex",
-        original: false,
+        origin: Origin::Port("dark_hex"),
     },
     Variant {
         id: "dark-hex-5",
@@ -94,8 +91,7 @@ pub const VARIANTS: [Variant; 4] = [
         abrupt: true,
         sense: 0,
         max_plies: 50,
-        label: "a port of OpenSpiel abrupt_dark_hex",
-        original: false,
+        origin: Origin::Port("abrupt_dark_hex"),
     },
     Variant {
         id: "recon-hex-5",
@@ -104,8 +100,9 @@ pub const VARIANTS: [Variant; 4] = [
         abrupt: true,
         sense: 3,
         max_plies: 50,
-        label: "an original variant, not a port of OpenSpiel rbc",
-        original: true,
+        origin: Origin::Original {
+            not_a_port_of: "rbc",
+        },
     },
 ];
 
@@ -115,6 +112,41 @@ pub fn variant(id: &str) -> Option<&'static Variant> {
 }
 
 impl Variant {
+    /// Its label, e.g. "a port of OpenSpiel dark_hex".
+    pub fn label(&self) -> String {
+        self.origin.label()
+    }
+
+    /// True for recon-hex-5, which ports nothing.
+    pub fn original(&self) -> bool {
+        matches!(self.origin, Origin::Original { .. })
+    }
+
+    /// Its catalogue entry.
+    pub const fn entry(&self) -> Entry {
+        Entry {
+            id: self.id,
+            family: "fog",
+            seats: Seats::TWO,
+            settings: &[],
+            baselines: crate::policy::catalog_rows::<FogState>,
+            endings: match self.mode {
+                Mode::PhantomTtt => &[
+                    Ending::Line,
+                    Ending::BoardFull,
+                    Ending::PlyCap,
+                    Ending::WallClock,
+                ],
+                Mode::DarkHex => &[Ending::Connection, Ending::PlyCap, Ending::WallClock],
+            },
+            score: (-1, 1),
+            ply_cap: self.max_plies,
+            hidden: true,
+            origin: self.origin,
+            rotation: &[],
+        }
+    }
+
     /// The config a replay header records (`game`, `seed`, `first` are added by the registry).
     pub fn config(&self) -> Value {
         serde_json::json!({
@@ -123,8 +155,8 @@ impl Variant {
             "abrupt": self.abrupt,
             "sense": self.sense,
             "maxPlies": self.max_plies,
-            "variant": self.label,
-            "original": self.original,
+            "variant": self.label(),
+            "original": self.original(),
         })
     }
 }
@@ -163,6 +195,9 @@ pub struct FogState {
     /// The seat to move (a `u8` keeps the state small: the simulator moves it by value).
     mover: u8,
     plies: u32,
+    /// Each seat's own attempts so far: the only ply count a seat may know (in
+    /// the non-abrupt variants `plies` counts the opponent's collisions too).
+    attempts: [u8; 2],
     max_plies: u32,
     // Small counters keep the state small (the simulator moves it by value): at
     // most one probe per ply, at most one guess per cell per ply.
@@ -191,6 +226,7 @@ impl FogState {
             proven: [0; 2],
             mover: 0,
             plies: 0,
+            attempts: [0; 2],
             max_plies: v.max_plies,
             probes: [0; 2],
             guesses_made: [0; 2],
@@ -231,6 +267,10 @@ impl FogState {
     }
     pub fn max_plies(&self) -> u32 {
         self.max_plies
+    }
+    /// How many plies `seat` itself has played (its own attempt count).
+    pub fn attempts(&self, seat: Seat) -> u32 {
+        self.attempts[seat].into()
     }
     fn is_hex(&self) -> bool {
         self.v.mode == Mode::DarkHex
@@ -371,11 +411,6 @@ impl FogState {
         (0..n * n)
             .map(move |i| (i % n) * n + i / n)
             .filter(move |&c| m >> c & 1 == 1)
-    }
-
-    fn adjudicate(&self, ending: Ending) -> Outcome {
-        let d = [self.true_dist(0) as i64, self.true_dist(1) as i64];
-        Outcome::higher_wins([-d[0], -d[1]], ending)
     }
 
     /// Did `seat`'s stone on `cell` win? No earlier placement won (it would have
@@ -538,14 +573,18 @@ impl Game for FogState {
     fn num_seats(&self) -> usize {
         2
     }
-    fn active_seat(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.mover as Seat)
+    crate::game::state_accessors!(plies);
+
+    /// The mover's own attempt count (and its seat), never the global ply: a
+    /// baseline's draw must not depend on how often the opponent collided.
+    fn decision_stream(&self) -> u32 {
+        2 * self.attempts[self.mover as usize] as u32 + self.mover as u32
     }
-    fn plies(&self) -> u32 {
-        self.plies
-    }
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
+
+    /// The shorter true `distToWin` wins; equal draws.
+    fn adjudicate(&self, ending: Ending) -> Outcome {
+        let d = [self.true_dist(0) as i64, self.true_dist(1) as i64];
+        Outcome::higher_wins([-d[0], -d[1]], ending)
     }
 
     fn legal_moves_into(&self, out: &mut Vec<Attempt>) {
@@ -602,6 +641,7 @@ impl Game for FogState {
             guess,
         });
         self.plies += 1;
+        self.attempts[me] += 1;
         // 9. Win check, after a placement only: after a collision the cell is not
         // the mover's and `won_by` finds nothing, so it needs no guard.
         if let Some(ending) = self.won_by(me, cell) {
@@ -615,12 +655,6 @@ impl Game for FogState {
         } else if self.plies >= self.max_plies {
             // 12. Ply cap.
             self.settle(|g| g.adjudicate(Ending::PlyCap));
-        }
-    }
-
-    fn settle_deadline(&mut self) {
-        if self.outcome.is_none() {
-            self.outcome = Some(self.adjudicate(Ending::WallClock));
         }
     }
 

@@ -47,10 +47,13 @@ fn variants_match_the_table() {
     for v in &VARIANTS {
         assert_eq!(v.max_plies as usize, 2 * v.size * v.size);
     }
-    assert!(variant("recon-hex-5").unwrap().label.contains("not a port"));
+    assert!(variant("recon-hex-5")
+        .unwrap()
+        .label()
+        .contains("not a port"));
     assert!(variant("dark-hex-5")
         .unwrap()
-        .label
+        .label()
         .contains("abrupt_dark_hex"));
 }
 
@@ -177,17 +180,20 @@ fn sense_reveals_exactly_the_block_and_timestamps_emptiness() {
         .map(|c| (c, 2))
         .collect();
     assert_eq!(seen, expect);
-    // Seat 1 now places c1: seat 0 still believes c1 was empty at ply 2 (emptiness perishes).
+    // Emptiness is stamped with seat 0's own attempt number (ply 2 is its 2nd attempt).
+    // Seat 1 now places c1: seat 0 still believes c1 was empty at its attempt 2
+    // (emptiness perishes).
     g.try_apply("e1+c1").unwrap();
     let v = g.view_for(0);
     assert_eq!(v["seenEmpty"]["c1"], 2);
     assert_eq!(v["provenStones"], serde_json::json!(["b2"]));
-    // Seat 0 senses b1 at ply 4: c1 becomes a proven stone and leaves the empties.
+    // Seat 0 senses b1 at ply 4, its 3rd attempt: c1 becomes a proven stone and
+    // leaves the empties.
     g.try_apply("b1+d4").unwrap();
     let v = g.view_for(0);
     assert_eq!(v["provenStones"], serde_json::json!(["b2", "c1"]));
     assert!(v["seenEmpty"].get("c1").is_none());
-    assert_eq!(v["seenEmpty"]["b1"], 4);
+    assert_eq!(v["seenEmpty"]["b1"], 3);
     assert_eq!(v["seenEmpty"]["c3"], 2);
 }
 
@@ -536,4 +542,111 @@ fn random_draws_a_uniform_pick_of_the_legal_cells() {
         }
     }
     assert!(positions > 10_000, "{positions}");
+}
+
+/// The reproduction: in dark-hex-4 seat 1 collides on a4 before placing
+/// a1. Seat 0's view must be the same as when seat 1 placed a1 at once: its
+/// log is numbered by its own attempts, and no global ply count reaches it.
+#[test]
+fn the_opponent_s_collisions_leave_no_trace_in_the_seat_view() {
+    for (id, collided, clean) in [
+        ("dark-hex-4", "a4 a4 a1 b1", "a4 a1 b1"),
+        ("phantom-ttt-3", "b2 b2 a2 a1 a3", "b2 a2 a1 a3"),
+    ] {
+        let (a, b) = (play(id, collided), play(id, clean));
+        assert_ne!(a.plies(), b.plies());
+        for seat in [0, 1] {
+            let (va, vb) = (a.view_for(seat), b.view_for(seat));
+            assert!(va.get("plies").is_none(), "{id}: {va}");
+            if seat == 0 {
+                assert_eq!(va, vb, "{id}");
+            }
+        }
+        let log = a.view_for(0)["log"].clone();
+        let numbers: Vec<_> = log
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["attempt"].clone())
+            .collect();
+        assert_eq!(
+            numbers,
+            [serde_json::json!(1), serde_json::json!(2)],
+            "{id}"
+        );
+        assert_eq!(a.view_for(0)["attempts"], 2);
+        // Seat 0's baseline draws from a stream chosen by what seat 0 knows: take
+        // both histories back to seat 0's second decision.
+        let upto_second_decision = |moves: &str| {
+            let mut g = FogState::of(id).unwrap();
+            for m in moves.split_whitespace() {
+                if g.active_seat() == Some(0) && g.attempts(0) == 1 {
+                    break;
+                }
+                g.try_apply(m).unwrap();
+            }
+            g
+        };
+        let (a, b) = (upto_second_decision(collided), upto_second_decision(clean));
+        assert_eq!((a.active_seat(), b.active_seat()), (Some(0), Some(0)));
+        assert_eq!(a.decision_stream(), b.decision_stream(), "{id}");
+    }
+}
+
+/// A collision is revealed to the colliding seat only, stamped with its own
+/// attempt number; a sense likewise to the sensing seat.
+#[test]
+fn revelations_go_to_the_seat_that_learned() {
+    // dark-hex-4: seat 0 a4 (its 1st), seat 1 a4 collides (its 1st), then a1 (its 2nd).
+    let g = play("dark-hex-4", "a4 a4 a1");
+    let mine = g.view_for(1)["revelations"].clone();
+    assert_eq!(
+        mine,
+        serde_json::json!([{
+            "kind": "revelation", "what": "stone", "identity": {"owner": 0}, "where": "a4",
+            "from": {"zone": "board", "visibility": {"kind": "seats", "seats": [0]}},
+            "to": {"zone": "board", "visibility": {"kind": "seats", "seats": [0, 1]}},
+            "step": 1, "revealedTo": [1],
+        }])
+    );
+    assert_eq!(g.view_for(0)["revelations"], serde_json::json!([]));
+    assert_eq!(g.view()["revelations"], mine);
+    assert_eq!(g.view()["events"][1]["revelations"], mine);
+    assert!(g.view()["events"][2].get("revelations").is_none());
+    // recon-hex-5: seat 0 senses b2 on its 2nd attempt and finds b2.
+    let g = play("recon-hex-5", "a1+a1 e5+b2 b2+e5");
+    let sensed = g.view_for(0)["revelations"].clone();
+    assert_eq!(sensed.as_array().unwrap().len(), 2, "{sensed}");
+    assert_eq!(sensed[1]["what"], "sense");
+    assert_eq!(sensed[1]["where"], "b2");
+    assert_eq!(sensed[1]["step"], 2);
+    assert_eq!(sensed[1]["identity"]["stones"], serde_json::json!(["b2"]));
+    assert_eq!(sensed[1]["revealedTo"], serde_json::json!([0]));
+    let theirs = g.view_for(1)["revelations"].clone();
+    assert!(theirs
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["revealedTo"] == serde_json::json!([1])));
+}
+
+/// An illegal attempt's refusal lists the mover's own legal attempts (from its
+/// knowledge), exactly as its view does: never a truth-derived set.
+#[test]
+fn a_refusal_lists_the_mover_s_own_legal_attempts() {
+    // Seat 1 holds a1 (unknown to seat 0); seat 0 retries its own stone b1.
+    let g = play("dark-hex-4", "b1 a1");
+    let err = g.read_move("b1").unwrap_err();
+    let view = g.view_for(0);
+    let listed: Vec<String> = view["legalAttempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    assert!(listed.contains(&"a1".to_string()));
+    let crate::error::CoreError::Move { legal, .. } = err else {
+        panic!("not a move error: {err}");
+    };
+    assert_eq!(legal, listed);
 }

@@ -9,13 +9,16 @@ use super::{FogState, Mode, PlyRecord};
 use crate::game::{Game, Seat};
 use crate::kernels::hexgrid::Mask;
 
-/// Fields every view shares: what the variant is and the public counters.
+/// Fields every view shares: what the variant is, whose turn it is and the
+/// constant ply cap. The global ply count is not among them: in the
+/// non-abrupt variants it counts the opponent's collisions, so only spectator
+/// views carry it (a seat view carries the seat's own `attempts`).
 fn header(g: &FogState) -> Map<String, Value> {
     let v = g.variant();
     let mut m = Map::new();
     m.insert("game".into(), json!(v.id));
-    m.insert("variant".into(), json!(v.label));
-    m.insert("original".into(), json!(v.original));
+    m.insert("variant".into(), json!(v.label()));
+    m.insert("original".into(), json!(v.original()));
     m.insert("mode".into(), json!(v.mode.name()));
     m.insert("size".into(), json!(v.size));
     m.insert("abrupt".into(), json!(v.abrupt));
@@ -23,7 +26,6 @@ fn header(g: &FogState) -> Map<String, Value> {
     m.insert("files".into(), json!(v.size));
     m.insert("ranks".into(), json!(v.size));
     m.insert("activeSeat".into(), json!(g.active_seat()));
-    m.insert("plies".into(), json!(g.plies()));
     m.insert("maxPlies".into(), json!(g.max_plies()));
     m
 }
@@ -40,6 +42,62 @@ fn sense_report(g: &FogState, r: &PlyRecord) -> Value {
     }
 }
 
+/// RFC-003 revelation records of one ply by `r.seat` (its `attempt`-th): the
+/// sensed block (recon hex; identity: the stones and empty cells in it) and the
+/// opponent stone a collision found (identity: its owner), each revealed to the
+/// mover only. `step` is the mover's own attempt count, never
+/// the global ply.
+fn ply_revelations(g: &FogState, attempt: usize, r: &PlyRecord) -> Vec<Value> {
+    let (me, opp) = (r.seat as usize, 1 - r.seat as usize);
+    let record = |what: &str, identity: Value, place: String| {
+        json!({
+            "kind": "revelation",
+            "what": what,
+            "identity": identity,
+            "where": place,
+            "from": {"zone": "board", "visibility": {"kind": "seats", "seats": [opp]}},
+            "to": {"zone": "board", "visibility": {"kind": "seats", "seats": [opp, me]}},
+            "step": attempt,
+            "revealedTo": [me],
+        })
+    };
+    let mut out = Vec::new();
+    if let Some(a) = r.anchor {
+        let block = json!({
+            "stones": g.names(r.sensed_stones as Mask),
+            "empty": g.names(r.sensed_empty as Mask),
+        });
+        out.push(record("sense", block, g.cell_text(a as usize)));
+    }
+    if r.occupied {
+        out.push(record(
+            "stone",
+            json!({ "owner": opp }),
+            g.cell_text(r.cell as usize),
+        ));
+    }
+    out
+}
+
+/// Every ply, with its seat's own attempt number (1-based).
+fn numbered_plies(g: &FogState) -> impl Iterator<Item = (usize, PlyRecord)> {
+    let mut attempts = [0; 2];
+    g.history().into_iter().map(move |r| {
+        attempts[r.seat as usize] += 1;
+        (attempts[r.seat as usize], r)
+    })
+}
+
+/// The revelation records so far: all of them, or those revealed to `seat`
+/// (the other seat's are absent altogether: their number would tell it how
+/// often the opponent collided).
+fn revelations(g: &FogState, seat: Option<Seat>) -> Vec<Value> {
+    numbered_plies(g)
+        .filter(|(_, r)| seat.is_none_or(|s| r.seat as usize == s))
+        .flat_map(|(attempt, r)| ply_revelations(g, attempt, &r))
+        .collect()
+}
+
 fn result_word(r: &PlyRecord) -> &'static str {
     if r.occupied {
         "occupied"
@@ -48,10 +106,11 @@ fn result_word(r: &PlyRecord) -> &'static str {
     }
 }
 
-/// One entry of a seat's referee log: its own ply and what the referee told it.
-fn log_entry(g: &FogState, ply: usize, r: &PlyRecord) -> Value {
+/// One entry of a seat's referee log: its own attempt number (1-based) and what
+/// the referee told it.
+fn log_entry(g: &FogState, attempt: usize, r: &PlyRecord) -> Value {
     let mut m = Map::new();
-    m.insert("ply".into(), json!(ply));
+    m.insert("attempt".into(), json!(attempt));
     if g.variant().sense > 0 {
         m.insert("sense".into(), sense_report(g, r));
     }
@@ -62,8 +121,8 @@ fn log_entry(g: &FogState, ply: usize, r: &PlyRecord) -> Value {
 
 fn seen_empty_json(g: &FogState, seat: Seat) -> Value {
     let mut m = Map::new();
-    for (c, ply) in seen_empty(g, seat) {
-        m.insert(g.cell_text(c), json!(ply));
+    for (c, attempt) in seen_empty(g, seat) {
+        m.insert(g.cell_text(c), json!(attempt));
     }
     Value::Object(m)
 }
@@ -103,6 +162,7 @@ pub fn seat(g: &FogState, seat: Seat) -> Value {
     let k = g.knowledge(seat);
     let mut m = header(g);
     m.insert("seat".into(), json!(seat));
+    m.insert("attempts".into(), json!(g.attempts(seat)));
     m.insert("ownStones".into(), json!(g.names(k.own)));
     m.insert("provenStones".into(), json!(g.names(k.proven)));
     if g.variant().sense > 0 {
@@ -115,6 +175,7 @@ pub fn seat(g: &FogState, seat: Seat) -> Value {
     m.insert("legalAttempts".into(), legal_attempts_json(g, &k));
     m.insert("legalSenseAnchors".into(), legal_anchors_json(g));
     m.insert("believedDistToWin".into(), json!(k.believed_dist()));
+    m.insert("revelations".into(), json!(revelations(g, Some(seat))));
     m.insert("outcome".into(), public_outcome(g));
     Value::Object(m)
 }
@@ -122,11 +183,11 @@ pub fn seat(g: &FogState, seat: Seat) -> Value {
 /// Per-ply events for spectators, the true `distToWin` after each ply included.
 fn events(g: &FogState) -> Vec<Value> {
     let mut stones: [Mask; 2] = [0; 2];
-    let history = g.history();
+    let history: Vec<(usize, PlyRecord)> = numbered_plies(g).collect();
     history
         .iter()
         .enumerate()
-        .map(|(ply, r)| {
+        .map(|(ply, (attempt, r))| {
             let s = r.seat as usize;
             if !r.occupied {
                 stones[s] |= 1 << r.cell;
@@ -146,6 +207,10 @@ fn events(g: &FogState) -> Vec<Value> {
             m.insert("distToWin".into(), json!(dist));
             if r.guess != 0 {
                 m.insert("guess".into(), json!(g.names(r.guess as Mask)));
+            }
+            let revealed = ply_revelations(g, *attempt, r);
+            if !revealed.is_empty() {
+                m.insert("revelations".into(), json!(revealed));
             }
             if ply + 1 == history.len() {
                 insert_win(g, &mut m);
@@ -174,6 +239,7 @@ fn per_seat<T: serde::Serialize>(f: impl Fn(Seat) -> T) -> Value {
 /// Everything, for spectators and replays.
 pub fn spectator(g: &FogState) -> Value {
     let mut m = header(g);
+    m.insert("plies".into(), json!(g.plies()));
     let mut stones = Map::new();
     for c in g.file_major(g.stones(0) | g.stones(1)) {
         let owner = usize::from(g.stones(1) >> c & 1 == 1);
@@ -213,6 +279,7 @@ pub fn spectator(g: &FogState) -> Value {
     );
     m.insert("legalSenseAnchors".into(), legal_anchors_json(g));
     m.insert("events".into(), json!(events(g)));
+    m.insert("revelations".into(), json!(revelations(g, None)));
     m.insert("results".into(), g.results().unwrap_or(Value::Null));
     Value::Object(m)
 }
@@ -223,8 +290,8 @@ pub fn results(g: &FogState) -> Option<Value> {
     let v = g.variant();
     let mut m = o.to_json(g.plies());
     m.insert("game".into(), json!(v.id));
-    m.insert("variant".into(), json!(v.label));
-    m.insert("original".into(), json!(v.original));
+    m.insert("variant".into(), json!(v.label()));
+    m.insert("original".into(), json!(v.original()));
     m.insert("distToWin".into(), per_seat(|s| g.true_dist(s)));
     m.insert("probes".into(), per_seat(|s| g.probes(s)));
     m.insert("discovered".into(), per_seat(|s| g.discovered(s)));

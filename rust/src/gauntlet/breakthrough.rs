@@ -8,15 +8,31 @@ use std::ops::ControlFlow;
 
 use serde_json::{json, Value};
 
-use super::{select64, Gauntlet, MoveRecord};
+use super::{Gauntlet, MoveRecord};
+use crate::catalog::Entry;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Seat};
+use crate::kernels::select::select64;
 use crate::policy::Baseline;
 use crate::rng::Rng;
 
 pub const FILES: usize = 6;
 pub const RANKS: usize = 6;
 pub const MAX_PLIES: u32 = 100;
+
+/// Its catalogue entry.
+pub const ENTRY: Entry = super::entry(
+    "breakthrough",
+    "breakthrough",
+    &[
+        Ending::HomeRank,
+        Ending::NoPieces,
+        Ending::NoMoves,
+        Ending::PlyCap,
+        Ending::WallClock,
+    ],
+    MAX_PLIES,
+);
 const BOARD: u64 = (1 << (FILES * RANKS)) - 1;
 const FILE_A: u64 = 0x41041041; // a1 a2 ... a6
 const FILE_F: u64 = FILE_A << (FILES - 1);
@@ -299,12 +315,6 @@ impl Game for Breakthrough {
         } else {
             None
         };
-    }
-
-    fn settle_deadline(&mut self) {
-        if self.outcome.is_none() {
-            self.outcome = Some(super::adjudicate(self, Ending::WallClock));
-        }
     }
 
     fn move_name(&self, mv: Step) -> String {

@@ -6,15 +6,30 @@
 
 use serde_json::{json, Value};
 
-use super::{select8, Gauntlet, MoveRecord};
+use super::{Gauntlet, MoveRecord};
+use crate::catalog::Entry;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Seat};
+use crate::kernels::select::select8;
 use crate::policy::Baseline;
 use crate::rng::Rng;
 
 pub const FILES: usize = 7;
 pub const RANKS: usize = 6;
 pub const MAX_PLIES: u32 = 42;
+
+/// Its catalogue entry.
+pub const ENTRY: Entry = super::entry(
+    "connect-four",
+    "connect_four",
+    &[
+        Ending::Line,
+        Ending::BoardFull,
+        Ending::PlyCap,
+        Ending::WallClock,
+    ],
+    MAX_PLIES,
+);
 const STRIDE: usize = RANKS + 1;
 const WINDOW_WEIGHTS: [i32; 5] = [0, 1, 4, 16, 10_000];
 
@@ -151,12 +166,6 @@ impl Game for ConnectFour {
             self.outcome = Some(Outcome::draw(Ending::BoardFull));
         } else if self.plies >= MAX_PLIES {
             self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
-        }
-    }
-
-    fn settle_deadline(&mut self) {
-        if self.outcome.is_none() {
-            self.outcome = Some(super::adjudicate(self, Ending::WallClock));
         }
     }
 

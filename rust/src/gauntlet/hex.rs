@@ -5,15 +5,25 @@
 use serde_json::{json, Value};
 
 use super::Gauntlet;
-use super::{select64, MoveRecord};
+use super::MoveRecord;
+use crate::catalog::Entry;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::hexgrid::{geometry, Geometry, Mask};
+use crate::kernels::select::select64;
 use crate::policy::Baseline;
 use crate::rng::Rng;
 
 pub const SIZE: usize = 7;
 pub const MAX_PLIES: u32 = 49;
+
+/// Its catalogue entry.
+pub const ENTRY: Entry = super::entry(
+    "hex",
+    "hex",
+    &[Ending::Connection, Ending::PlyCap, Ending::WallClock],
+    MAX_PLIES,
+);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hex {
@@ -37,18 +47,6 @@ impl Default for Hex {
 
 fn geo() -> &'static Geometry {
     geometry(SIZE)
-}
-
-/// Index of the k-th (0-based) set bit of `m`, lowest first; `m` has more than k bits.
-#[inline]
-pub(crate) fn nth_bit(m: u128, k: usize) -> usize {
-    let low = m as u64;
-    let n = low.count_ones() as usize;
-    if k < n {
-        select64(low, k as u32) as usize
-    } else {
-        64 + select64((m >> 64) as u64, (k - n) as u32) as usize
-    }
 }
 
 const CELLS: usize = SIZE * SIZE;
@@ -232,12 +230,6 @@ impl Game for Hex {
             self.outcome = Some(Outcome::win(me, Ending::Connection));
         } else if self.plies >= MAX_PLIES {
             self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
-        }
-    }
-
-    fn settle_deadline(&mut self) {
-        if self.outcome.is_none() {
-            self.outcome = Some(super::adjudicate(self, Ending::WallClock));
         }
     }
 

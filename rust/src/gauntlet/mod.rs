@@ -10,12 +10,13 @@ pub mod quoridor;
 
 use serde_json::{json, Value};
 
-use crate::game::{Game, Outcome, Seat};
+use crate::catalog::{Entry, Origin, Seats};
+use crate::game::{Ending, Game, Outcome, Seat};
 use crate::policy::{Act, Baseline};
 use crate::rng::Rng;
 
-/// The `Game` accessors every gauntlet state shares: two seats, and the fields
-/// `mover`, `plies` and `outcome`.
+/// The `Game` accessors every gauntlet state shares: its id, two seats, the
+/// fields `mover`, `plies` and `outcome`, and adjudication by `standing`.
 macro_rules! turn_accessors {
     ($id:literal) => {
         fn id(&self) -> &'static str {
@@ -24,21 +25,68 @@ macro_rules! turn_accessors {
         fn num_seats(&self) -> usize {
             2
         }
-        fn active_seat(&self) -> Option<Seat> {
-            self.outcome.is_none().then_some(self.mover)
+        fn adjudicate(&self, ending: Ending) -> Outcome {
+            super::adjudicate(self, ending)
         }
-        fn plies(&self) -> u32 {
-            self.plies
-        }
-        fn outcome(&self) -> Option<&Outcome> {
-            self.outcome.as_ref()
-        }
+        $crate::game::state_accessors!(plies);
     };
 }
 pub(crate) use turn_accessors;
 
 /// The fixed rotation order: `rotate` plays `ROTATION[((seed % 4) + 4) % 4]`.
 pub const ROTATION: [&str; 4] = ["connect-four", "breakthrough", "hex", "quoridor"];
+
+/// A gauntlet game's catalogue entry.
+pub const fn entry(
+    id: &'static str,
+    port: &'static str,
+    endings: &'static [Ending],
+    ply_cap: u32,
+) -> Entry {
+    Entry {
+        id,
+        family: "gauntlet",
+        seats: Seats::TWO,
+        settings: &[],
+        baselines: catalog_rows,
+        endings,
+        score: (-1, 1),
+        ply_cap,
+        hidden: false,
+        origin: Origin::Port(port),
+        rotation: &[],
+    }
+}
+
+/// `rotate`: one game of [`ROTATION`], drawn from the seed.
+pub const ROTATE: Entry = Entry {
+    id: "rotate",
+    family: "gauntlet",
+    seats: Seats::TWO,
+    settings: &[],
+    baselines: catalog_rows,
+    endings: &[
+        Ending::Line,
+        Ending::BoardFull,
+        Ending::HomeRank,
+        Ending::NoPieces,
+        Ending::NoMoves,
+        Ending::Connection,
+        Ending::GoalRow,
+        Ending::PlyCap,
+        Ending::WallClock,
+    ],
+    score: (-1, 1),
+    ply_cap: quoridor::MAX_PLIES,
+    hidden: false,
+    origin: Origin::Rotation,
+    rotation: &ROTATION,
+};
+
+/// The baselines every gauntlet game fields (one table for all four), with their keys.
+fn catalog_rows() -> Vec<(&'static str, Vec<&'static str>)> {
+    crate::policy::catalog_rows::<connect_four::ConnectFour>()
+}
 
 /// The rotation index for a (resolved, non-zero) seed, negative seeds included.
 pub fn rotation_index(seed: i64) -> usize {
@@ -105,54 +153,6 @@ impl<T: Copy> MoveLog<T> {
     }
 }
 
-/// Index of the k-th (0-based) set bit of `w`, lowest first; `w` has more than k
-/// bits. Constant time and branch-free (Vigna's broadword select): per-byte bit
-/// counts, their running sums by one multiply, the byte holding the bit by a
-/// bytewise compare, then a table for the bit within that byte.
-#[inline]
-pub(crate) fn select64(w: u64, k: u32) -> u32 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let mut counts = w - ((w >> 1) & 0x5555_5555_5555_5555);
-    counts = (counts & 0x3333_3333_3333_3333) + ((counts >> 2) & 0x3333_3333_3333_3333);
-    counts = (counts + (counts >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-    // Byte i: set bits in bytes 0..=i (at most 64, so no carry between bytes).
-    let running = counts.wrapping_mul(ONES);
-    // High bit of byte i set iff running_i <= k: the bytes wholly before the k-th bit.
-    let before = (((k as u64 * ONES) | HIGHS) - running) & HIGHS;
-    let byte = ((before >> 7).wrapping_mul(ONES) >> 56) as u32;
-    let shift = byte * 8;
-    let skipped = ((running << 8) >> shift) as u32 & 0xFF;
-    let within = (k - skipped) as usize;
-    shift + SELECT_IN_BYTE[(within & 7) << 8 | (w >> shift) as usize & 0xFF] as u32
-}
-
-/// Index of the k-th (0-based) set bit of byte `b`, which has more than k bits.
-#[inline]
-pub(crate) fn select8(b: u8, k: u32) -> u32 {
-    SELECT_IN_BYTE[(k as usize & 7) << 8 | b as usize] as u32
-}
-
-/// `SELECT_IN_BYTE[k << 8 | b]`: the index of the k-th set bit of byte `b` (8 if none).
-static SELECT_IN_BYTE: [u8; 2048] = select_table();
-
-const fn select_table() -> [u8; 2048] {
-    let mut t = [8u8; 2048];
-    let mut b = 0;
-    while b < 256 {
-        let (mut bit, mut k) = (0, 0);
-        while bit < 8 {
-            if b >> bit & 1 == 1 {
-                t[k << 8 | b] = bit as u8;
-                k += 1;
-            }
-            bit += 1;
-        }
-        b += 1;
-    }
-    t
-}
-
 /// A gauntlet game: perfect information, two seats, a `standing` heuristic.
 pub trait Gauntlet: Game {
     /// The spec's `standing(sim, seat)`: higher is better for `seat`, from the true board.
@@ -182,7 +182,7 @@ impl<G: Gauntlet> Table<G> {
 }
 
 /// Ply-cap / wall-clock adjudication: the higher standing wins, equal draws.
-pub fn adjudicate<G: Gauntlet>(g: &G, ending: crate::game::Ending) -> Outcome {
+pub fn adjudicate<G: Gauntlet>(g: &G, ending: Ending) -> Outcome {
     Outcome::higher_wins([g.standing(0) as i64, g.standing(1) as i64], ending)
 }
 
@@ -227,46 +227,5 @@ pub fn tactician<G: Gauntlet>(g: &G, rng: &mut Rng) -> G::Move {
         rng.pick(&best)
     } else {
         rng.pick(&wins)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The plain loop `select64` replaces.
-    fn select_by_loop(mut w: u64, k: u32) -> u32 {
-        for _ in 0..k {
-            w &= w - 1;
-        }
-        w.trailing_zeros()
-    }
-
-    #[test]
-    fn select8_agrees_with_the_bit_loop() {
-        for b in 1..=255u8 {
-            for k in 0..b.count_ones() {
-                assert_eq!(select8(b, k), select_by_loop(b as u64, k), "{b:#x} {k}");
-            }
-        }
-    }
-
-    #[test]
-    fn select64_agrees_with_the_bit_loop() {
-        let mut rng = Rng::new(5);
-        for round in 0..20_000 {
-            // Sparse, dense and uniform words.
-            let (a, b) = (rng.next_u64(), rng.next_u64());
-            let w = match round % 3 {
-                0 => a & b,
-                1 => a | b,
-                _ => a,
-            };
-            for k in 0..w.count_ones() {
-                assert_eq!(select64(w, k), select_by_loop(w, k), "{w:#x} {k}");
-            }
-        }
-        assert_eq!(select64(1 << 63, 0), 63);
-        assert_eq!(select64(u64::MAX, 63), 63);
     }
 }

@@ -11,17 +11,26 @@
 
 use serde_json::{json, Value};
 
-use super::{select8, Gauntlet, MoveLog, MoveRecord};
+use super::{Gauntlet, MoveLog, MoveRecord};
+use crate::catalog::Entry;
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Seat};
-use crate::gauntlet::hex::nth_bit;
 use crate::kernels::paths::{Blocked, Grid, Mask};
+use crate::kernels::select::{select128, select8};
 use crate::policy::Baseline;
 use crate::rng::Rng;
 
 pub const SIZE: usize = 9;
 pub const WALLS: u8 = 10;
 pub const MAX_PLIES: u32 = 200;
+
+/// Its catalogue entry.
+pub const ENTRY: Entry = super::entry(
+    "quoridor",
+    "quoridor",
+    &[Ending::GoalRow, Ending::PlyCap, Ending::WallClock],
+    MAX_PLIES,
+);
 const CELLS: usize = SIZE * SIZE;
 const ANCHORS: usize = (SIZE - 1) * (SIZE - 1);
 const H_BASE: u8 = CELLS as u8;
@@ -568,18 +577,18 @@ impl Gauntlet for Quoridor {
                 return (cell as isize + STEP_DELTAS[d]) as u8;
             }
             let pawns = self.pawn_targets();
-            return nth_bit(pawns, rng.below(pawns.count_ones() as usize)) as u8;
+            return select128(pawns, rng.below(pawns.count_ones() as usize)) as u8;
         }
         let pawns = self.pawn_targets();
         let [h, v] = self.legal_walls();
         let (np, nh) = (pawns.count_ones() as usize, h.count_ones() as usize);
         let k = rng.below(np + nh + v.count_ones() as usize);
         if k < np {
-            nth_bit(pawns, k) as u8
+            select128(pawns, k) as u8
         } else if k < np + nh {
-            H_BASE + nth_bit(h as u128, k - np) as u8
+            H_BASE + select128(h as u128, k - np) as u8
         } else {
-            V_BASE + nth_bit(v as u128, k - np - nh) as u8
+            V_BASE + select128(v as u128, k - np - nh) as u8
         }
     }
 }
@@ -630,12 +639,6 @@ impl Game for Quoridor {
             self.outcome = Some(Outcome::win(me, Ending::GoalRow));
         } else if self.plies >= MAX_PLIES {
             self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
-        }
-    }
-
-    fn settle_deadline(&mut self) {
-        if self.outcome.is_none() {
-            self.outcome = Some(super::adjudicate(self, Ending::WallClock));
         }
     }
 

@@ -5,6 +5,7 @@
 use super::knowledge::{self, bit, known_playable, rank0_of, Knowledge, Table};
 use super::{Hanabi, HanabiMove, MAX_HAND, MAX_HINTS};
 use crate::game::{Game, Seat};
+use crate::kernels::select::select8;
 use crate::rng::Rng;
 
 /// The seat `offset` places after the mover.
@@ -222,26 +223,18 @@ pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
         if k < nc {
             return HanabiMove::HintColour {
                 target,
-                colour: nth_bit(colours, k),
+                colour: select8(colours, k as u32) as u8,
             };
         }
         if k < nc + nr {
             return HanabiMove::HintRank {
                 target,
-                rank: nth_bit(ranks, k - nc),
+                rank: select8(ranks, (k - nc) as u32) as u8,
             };
         }
         k -= nc + nr;
     }
     fallback(g)
-}
-
-/// Index of the `k`-th set bit (0-based) of `mask`.
-fn nth_bit(mut mask: u8, k: usize) -> u8 {
-    for _ in 0..k {
-        mask &= mask - 1;
-    }
-    mask.trailing_zeros() as u8
 }
 
 fn target_of(mv: HanabiMove) -> Seat {

@@ -9,11 +9,12 @@
 
 pub mod baselines;
 pub mod knowledge;
-mod reader;
+pub mod reader;
 mod view;
 
 use serde_json::Value;
 
+use crate::catalog::{Entry, Origin, Seats};
 use crate::error::CoreResult;
 use crate::game::{Ending, Game, Outcome, Seat};
 use crate::policy::Baseline;
@@ -32,6 +33,31 @@ pub const MAX_HINTS: u8 = 8;
 pub const MAX_FUSES: u8 = 3;
 pub const MAX_TURNS: u32 = 100;
 pub const PERFECT: u8 = 25;
+
+/// Its catalogue entry.
+pub const ENTRY: Entry = Entry {
+    id: "hanabi",
+    family: "hanabi",
+    seats: Seats {
+        min: MIN_SEATS,
+        max: MAX_SEATS,
+        default: DEFAULT_SEATS,
+    },
+    settings: &["seats", "deck"],
+    baselines: crate::policy::catalog_rows::<Hanabi>,
+    endings: &[
+        Ending::Perfect,
+        Ending::FinalRound,
+        Ending::Fuses,
+        Ending::TurnCap,
+        Ending::WallClock,
+    ],
+    score: (0, PERFECT as i32),
+    ply_cap: MAX_TURNS,
+    hidden: true,
+    origin: Origin::Port("hanabi"),
+    rotation: &[],
+};
 
 /// Cards per hand: 5 at two or three seats, 4 at four or five.
 pub const fn hand_size(seats: usize) -> usize {
@@ -395,14 +421,11 @@ impl Game for Hanabi {
     fn num_seats(&self) -> usize {
         self.seats()
     }
-    fn active_seat(&self) -> Option<Seat> {
-        self.outcome.is_none().then_some(self.mover as usize)
-    }
-    fn plies(&self) -> u32 {
-        self.turn
-    }
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
+    crate::game::state_accessors!(turn);
+
+    /// A live game scores its fireworks.
+    fn adjudicate(&self, ending: Ending) -> Outcome {
+        Outcome::shared(self.fireworks_score() as i32, self.seats(), ending)
     }
 
     fn legal_moves_into(&self, out: &mut Vec<HanabiMove>) {
@@ -489,16 +512,6 @@ impl Game for Hanabi {
             self.final_turns = Some(self.seats);
         }
         self.settle();
-    }
-
-    fn settle_deadline(&mut self) {
-        if self.outcome.is_none() {
-            self.outcome = Some(Outcome::shared(
-                self.fireworks_score() as i32,
-                self.seats(),
-                Ending::WallClock,
-            ));
-        }
     }
 
     fn move_name(&self, mv: HanabiMove) -> String {

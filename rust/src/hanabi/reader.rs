@@ -2,6 +2,9 @@
 //! `hint 2 rank 3`, `hint 2 colour red`) and the obvious variants (`color`,
 //! `number`, `hint 2 red`, `hint 2 3`, `p1`, `clue 3 blue`, number words),
 //! then the legality checks, each refusal naming what is wrong.
+//!
+//! The same vocabulary reads a JSON reply's fields ([`read_word`]): the family
+//! module maps fields to move text and knows no words of its own.
 
 use super::knowledge::COLOURS;
 use super::{Hanabi, HanabiMove, MAX_HINTS};
@@ -78,6 +81,65 @@ fn colour_word(tok: &str) -> Option<u8> {
         .position(|c| *c == tok || *c == singular)
         .or_else(|| COLOUR_LETTERS.iter().position(|c| *c == tok))
         .map(|c| c as u8)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HintKind {
+    Colour,
+    Rank,
+}
+
+fn hint_kind(tok: &str) -> Option<HintKind> {
+    match tok {
+        "colour" | "color" | "colours" | "colors" => Some(HintKind::Colour),
+        "rank" | "number" | "num" | "value" | "ranks" | "numbers" => Some(HintKind::Rank),
+        _ => None,
+    }
+}
+
+/// A slot or seat number as a reply field gives it: `2`, `#2`, `two`, `slot 2`, `seat 2`.
+fn field_number(text: &str) -> Option<u32> {
+    let s = text.trim().to_lowercase();
+    let s = s.strip_prefix('#').unwrap_or(&s);
+    let s = ["slot", "seat", "player"]
+        .iter()
+        .find_map(|p| s.strip_prefix(p))
+        .unwrap_or(s)
+        .trim_start();
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s.parse().ok();
+    }
+    NUMBER_WORDS.iter().position(|w| *w == s).map(|i| i as u32)
+}
+
+/// One word of a JSON reply's field in canonical form, or `None` when this
+/// reader does not know it. `kind` is `action` (play, discard or hint), `number`
+/// (a slot or seat), `hintType` (colour or rank), `colour` or `rank` (1-5).
+pub fn read_word(kind: &str, text: &str) -> Option<String> {
+    let tok = text.trim().to_lowercase();
+    match kind {
+        "action" => verb(&tok).map(|v| {
+            match v {
+                Verb::Play => "play",
+                Verb::Discard => "discard",
+                Verb::Hint => "hint",
+            }
+            .to_string()
+        }),
+        "number" => field_number(&tok).map(|n| n.to_string()),
+        "hintType" => hint_kind(&tok).map(|k| {
+            match k {
+                HintKind::Colour => "colour",
+                HintKind::Rank => "rank",
+            }
+            .to_string()
+        }),
+        "colour" => colour_word(&tok).map(|c| COLOURS[c as usize].to_string()),
+        "rank" => rank_word(tok.strip_suffix(".0").unwrap_or(&tok))
+            .filter(|r| (1..=5).contains(r))
+            .map(|r| r.to_string()),
+        _ => None,
+    }
 }
 
 fn verb(tok: &str) -> Option<Verb> {
@@ -159,16 +221,16 @@ fn read_hint(
             })
     };
     let as_colour = || colour_word(v).map(|colour| HanabiMove::HintColour { target, colour });
-    match kind {
-        Some("colour" | "color" | "colours" | "colors") => as_colour().ok_or_else(|| {
+    match kind.map(|k| (k, hint_kind(k))) {
+        Some((_, Some(HintKind::Colour))) => as_colour().ok_or_else(|| {
             unparseable(&format!(
                 "{v:?} is not a colour (red, yellow, green, blue, white)"
             ))
         }),
-        Some("rank" | "number" | "num" | "value" | "ranks" | "numbers") => {
+        Some((_, Some(HintKind::Rank))) => {
             as_rank().ok_or_else(|| unparseable(&format!("{v:?} is not a rank (1-5)")))
         }
-        Some(k) => Err(unparseable(&format!(
+        Some((k, None)) => Err(unparseable(&format!(
             "{k:?} is not a hint kind (colour or rank)"
         ))),
         None => as_colour()

@@ -864,3 +864,31 @@ fn timing_probe() {
     }
     println!("candidates kernel: {:?}/call {x}", t.elapsed() / calls);
 }
+
+#[test]
+fn reply_words_read_with_the_move_reader_vocabulary() {
+    use super::reader::read_word;
+    let cases = [
+        ("action", "Clue", Some("hint")),
+        ("action", " PLAY ", Some("play")),
+        ("action", "juggle", None),
+        ("action", "play 3", None),
+        ("number", "#2", Some("2")),
+        ("number", "seat 1", Some("1")),
+        ("number", "three", Some("3")),
+        ("number", "first", None),
+        ("hintType", "Color", Some("colour")),
+        ("hintType", "number", Some("rank")),
+        ("hintType", "shade", None),
+        ("colour", "REDS", Some("red")),
+        ("colour", "3", None),
+        ("rank", "four", Some("4")),
+        ("rank", "3.0", Some("3")),
+        ("rank", "7", None),
+        ("rank", "red", None),
+        ("size", "3", None),
+    ];
+    for (kind, text, want) in cases {
+        assert_eq!(read_word(kind, text).as_deref(), want, "{kind} {text:?}");
+    }
+}

@@ -2,3 +2,4 @@
 
 pub mod hexgrid;
 pub mod paths;
+pub mod select;

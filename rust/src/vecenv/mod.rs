@@ -377,7 +377,7 @@ impl<G: Tensor> Envs<G> {
             for (wi, &w) in slot.legal.iter().enumerate() {
                 let c = w.count_ones();
                 if k < c {
-                    *o = (wi * 64) as i64 + crate::gauntlet::select64(w, k) as i64;
+                    *o = (wi * 64) as i64 + crate::kernels::select::select64(w, k) as i64;
                     break;
                 }
                 k -= c;

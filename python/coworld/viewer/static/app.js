@@ -2,12 +2,11 @@
 // The episode player: steps through a replay's spectator views.
 const $ = (sel) => document.querySelector(sel);
 const params = new URLSearchParams(location.search);
-const EVAL_SCALE = { "connect-four": 40, breakthrough: 60, hex: 20, quoridor: 20 };
-const FOG = new Set(["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"]);
+let CATALOG = null;  // the core's game catalogue, from /api/catalog
 
 const state = { header: null, plies: [], results: null, deadline: false, step: 0, timer: null, perspective: null, live: false };
 
-function family(game) { return FOG.has(game) ? "fog" : game === "hanabi" ? "hanabi" : "gauntlet"; }
+function family(game) { return CATALOG.games[game].family; }
 function seatName(seat) {
   const n = state.header.seats.length;
   return n === 2 ? ["red", "blue"][seat] : state.header.seats[seat].alias;
@@ -35,7 +34,8 @@ function renderSeats() {
     box.append(d);
   });
   const game = state.header.resolvedGame;
-  $("#title").textContent = `${game}${state.header.game !== game ? " (rotate)" : ""} · seed ${state.header.config.seed}`;
+  const variant = state.header.config.variant;  // fog: its port, or "original variant (...)"
+  $("#title").textContent = `${game}${state.header.game !== game ? " (rotate)" : ""}${variant ? ` · ${variant}` : ""} · seed ${state.header.config.seed}`;
   document.title = `coworld · ${game}`;
   if (family(game) === "fog") {
     const t = $("#fog-toggle");
@@ -100,11 +100,29 @@ function feed() {
       o.textContent = `  [${p.origin}: ${p.cause}]`;
       d.append(o);
     }
+    for (const r of p.revelations || []) d.append(revelationLine(r));
     if (i === state.step - 1) d.className = "current";
     box.append(d);
   });
   const cur = box.querySelector(".current");
   if (cur) cur.scrollIntoView({ block: "nearest" });
+}
+
+// An RFC-003 revelation record of any family: what became known, where, to whom.
+function revelationText(value) {
+  if (value === null || value === undefined) return "";
+  if (typeof value !== "object") return String(value);
+  if (Array.isArray(value)) return value.map(revelationText).join(", ") || "none";
+  return Object.entries(value).map(([k, v]) => `${k} ${revelationText(v) || "none"}`).join("; ");
+}
+function revelationLine(r) {
+  const line = document.createElement("div");
+  line.className = "revelation";
+  const to = (r.revealedTo || []).map(seatName).join(", ");
+  const where = r.where === null || r.where === undefined ? "" : ` at ${revelationText(r.where)}`;
+  const identity = "identity" in r ? `: ${revelationText(r.identity)}` : "";
+  line.textContent = `  revealed to ${to}: ${r.what}${where}${identity}`;
+  return line;
 }
 
 function bubbles() {
@@ -185,6 +203,7 @@ function wire() {
 
 async function main() {
   wire();
+  CATALOG = await (await fetch("/api/catalog")).json();
   const path = params.get("path");
   if (params.get("live") === "1") {
     state.live = true;

@@ -75,6 +75,9 @@ function markCells(svg, centre, cells, attrs) {
   }
 }
 
+// The eval bar's scale per gauntlet board: a standing gap of one scale fills 88% of the bar.
+const EVAL_SCALE = { "connect-four": 40, breakthrough: 60, hex: 20, quoridor: 20 };
+
 const Boards = {
   "connect-four"(svg, v) {
     const c = squareGrid(svg, v.files, v.ranks, 44, { fill: "#2b3a67" });

@@ -10,9 +10,17 @@ async function loadLeague() {
   const body = $("#standings tbody");
   for (const s of data.standings) {
     const tr = document.createElement("tr");
-    tr.append(cell(s.game), cell(s.policy), cell(String(s.n), "num"), cell(fmt(s.mean), "num"),
-      cell(s.lo === null ? "-" : `[${fmt(s.lo)}, ${fmt(s.hi)}]`, "num"));
+    tr.append(cell(s.game), cell(s.policy), cell(String(s.n), "num"), cell(String(s.pairs), "num"),
+      cell(fmt(s.mean), "num"), cell(s.lo === null ? "-" : `[${fmt(s.lo)}, ${fmt(s.hi)}]`, "num"));
     body.append(tr);
+  }
+  const elo = (x) => (x === null || x === undefined) ? "-" : (x >= 0 ? "+" : "") + x.toFixed(0);
+  const ratings = $("#ratings tbody");
+  for (const r of data.ratings || []) {
+    const tr = document.createElement("tr");
+    tr.append(cell(r.game), cell(r.policy), cell(String(r.games), "num"), cell(elo(r.elo), "num"),
+      cell(`[${elo(r.lo)}, ${elo(r.hi)}]`, "num"));
+    ratings.append(tr);
   }
   if (data.plot) { const img = $("#plot"); img.src = "/files/" + data.plot; img.style.display = "block"; }
   const rel = $("#reliability tbody");
@@ -20,8 +28,8 @@ async function loadLeague() {
     if (!r.decisions) continue;
     const tr = document.createElement("tr");
     tr.append(cell(policy), cell(String(r.decisions), "num"), cell(String(r.retries), "num"), cell(String(r.fallbacks), "num"));
-    for (const c of ["unparseable", "illegal", "timeout", "api-error", "no-credentials"])
-      tr.append(cell((100 * r["fallback_rate:" + c]).toFixed(1) + "%", "num"));
+    for (const c of ["unparseable", "illegal", "timeout", "no-credentials"])
+      tr.append(cell((100 * r["fallback_rate:" + c]).toFixed(2) + "%", "num"));
     tr.append(cell(r.tokens.toLocaleString(), "num"), cell(r.cost_usd.toFixed(2), "num"));
     rel.append(tr);
   }

@@ -1,0 +1,103 @@
+"""Claude-seat throughput: CPU per model decision and call slots kept busy, for a
+league of Claude episodes at concurrency 64 against the local Messages API server
+(run in its own process, so its CPU is not billed here) answering after 200 ms.
+
+    .venv/bin/python bench/llm_throughput.py [--episodes 128] [--latency 0.2]
+
+Targets (issue 13): under 1 ms of this process's CPU per decision, and about 60
+of 64 slots busy on average while the league plays.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from coworld.league import LeagueDB, LeagueRun, parse_league
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--episodes", type=int, default=256, help="episodes per pairing")
+    ap.add_argument("--latency", type=float, default=0.2)
+    ap.add_argument("--concurrency", type=int, default=64)
+    args = ap.parse_args()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.mock_anthropic", str(args.latency)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        os.environ["ANTHROPIC_BASE_URL"] = server.stdout.readline().strip()
+        os.environ["ANTHROPIC_API_KEY"] = "sk-bench"
+        run(args)
+    finally:
+        server.kill()
+
+
+def run(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
+        config = parse_league(
+            {
+                "name": "bench",
+                "games": ["connect-four"],
+                "policies": ["random", "p.md"],
+                "episodes": args.episodes,
+                "concurrency": args.concurrency,
+                "replays": 0,
+                "out": str(Path(tmp, "out")),
+            },
+            base_dir=Path(tmp),
+        )
+        league = LeagueRun(config, progress=False)
+        samples: list[int] = []
+        done = threading.Event()
+
+        def sample() -> None:  # calls in flight, every 10 ms, once calls started
+            while not done.wait(0.01):
+                if league.ledger is not None and (samples or league.ledger.in_flight):
+                    samples.append(league.ledger.in_flight)
+
+        measured: dict[str, float] = {}
+        play = league._run_claude
+
+        def timed(*a: object) -> int:  # the Claude phase only (not imports, plots)
+            cpu, wall = time.process_time(), time.perf_counter()
+            try:
+                return play(*a)  # type: ignore[arg-type]
+            finally:
+                measured["cpu"] = time.process_time() - cpu
+                measured["wall"] = time.perf_counter() - wall
+                done.set()
+
+        league._run_claude = timed  # type: ignore[method-assign]
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        league.run()
+        cpu, wall = measured["cpu"], measured["wall"]
+        sampler.join()
+        db = LeagueDB(config.database)
+        calls = db.spent("bench").calls
+        db.close()
+    busy = sum(samples) / max(len(samples), 1)
+    print(f"{calls:,} model decisions in {wall:.1f} s at concurrency {args.concurrency}")
+    print(f"CPU per decision: {cpu / calls * 1e3:.2f} ms (whole process, all threads)")
+    print(f"slots busy: {busy:.1f} of {args.concurrency} on average")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,333 @@
+"""`coworld gate`: a sequential regression test of CANDIDATE against REFERENCE.
+
+The two policies play seed pairs (both seat orders on one seed) of every listed
+two-seat game in batches. After each batch the candidate's pentanomial counts
+(stats.pentanomial) update a generalised SPRT of H0: elo = elo0 against
+H1: elo = elo1 (candidate minus reference, logistic Elo), exactly as fastchess
+does; the gate stops when the log-likelihood ratio leaves [lower, upper]:
+  LLR >= upper: H1, the candidate is not worse       exit 0
+  LLR <= lower: H0, the candidate is worse           exit 1
+  the episode cap reached first: inconclusive        exit 2
+With elo0 = -10 and elo1 = 0, alpha bounds the chance of passing a candidate
+10 Elo worse and beta the chance of failing one that is as good.
+
+A build gate compares one policy on two engine builds. The reference build first
+records the policy against an anchor opponent in a league (`coworld league run`,
+any build that writes this database format); this build then plays the same
+policy against the same anchor on the same seeds (the recorded league's seed) in
+batches, and each seed's outcome is (1 + x - y) / 2, x and y the candidate's and
+the recorded reference's mean points against the anchor over the seed pair: one of
+0, 1/8, .., 1, 1/2 when the builds agree. The same GSPRT runs on those nine
+outcomes (their Elo is the candidate build's edge over the reference build as
+measured through the anchor); the cap is also what the recording holds.
+
+    coworld gate tactician runs/old/league.db --anchor random --games connect-four
+    coworld gate tactician 'runs/old/league.db#tactician' --anchor random ...
+
+Storage is a league database (`OUT/league.db`, league `gate: C vs R`), so a gate
+resumes like a league: a rerun replays the decisions from the stored episodes
+(batch k uses exactly the episodes with index < k * batch) and plays on from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..episode import Clock
+from ..errors import ConfigError
+from ..games import FAMILIES
+from ..seats.policy import Policy
+from .config import LeagueConfig
+from .schedule import build_schedule
+from .stats import PENTA, SprtBounds, gsprt_llr, head_to_head_units, penta_elo, pentanomial
+from .storage import Block, LeagueDB
+
+VERDICTS = {0: "not worse", 1: "worse", 2: "inconclusive"}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """REFERENCE as another engine build recorded it: `policy`'s seed pairs against the
+    anchor in the latest league of the league database `database`."""
+
+    database: Path
+    policy: str
+
+
+#: A build gate's outcome per seed: (1 + x - y) / 2 for the candidate's and the recorded
+#: reference's mean points x, y against the anchor on that seed: 0, 1/8, .., 1.
+NONA = np.linspace(0.0, 1.0, 9)
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    candidate: Policy
+    reference: Policy
+    games: tuple[str, ...]
+    elo0: float = -10.0
+    elo1: float = 0.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    batch: int = 16  # seed pairs per game per batch
+    max_episodes: int = 4000
+    seed: int = 1
+    out: Path = Path("runs/gate")
+    concurrency: int = 4
+    threads: int | None = None
+    clock: Clock = field(default_factory=Clock)
+    #: a build gate: the reference is `recorded.policy` as another build played it
+    #: against `reference` (then the anchor) in `recorded.database`
+    recorded: Recorded | None = None
+
+    def check(self) -> None:
+        if self.candidate.name == self.reference.name:
+            raise ConfigError(
+                f"the candidate and the reference are both {self.candidate.name!r}", "reference"
+            )
+        for g in self.games:
+            if FAMILIES[g] == "hanabi":
+                raise ConfigError(
+                    "the gate plays head-to-head games; Hanabi is cooperative "
+                    "(compare Hanabi policies with `coworld league compare`)",
+                    "games",
+                )
+        if not self.elo0 < self.elo1:
+            raise ConfigError(f"--elo0 ({self.elo0}) must be below --elo1 ({self.elo1})", "elo0")
+        for name, v in (("alpha", self.alpha), ("beta", self.beta)):
+            if not 0 < v < 0.5:
+                raise ConfigError(f"--{name} must be in (0, 0.5), not {v}", name)
+        if self.batch < 1:
+            raise ConfigError(f"--batch must be at least 1, not {self.batch}", "batch")
+        if self.max_episodes < 2 * len(self.games):
+            raise ConfigError(
+                f"--max-episodes must allow one seed pair per game (>= {2 * len(self.games)})",
+                "max_episodes",
+            )
+
+    @property
+    def name(self) -> str:
+        if self.recorded is not None:
+            return f"gate: {self.candidate.name} vs {self.reference.name}, build check"
+        return f"gate: {self.candidate.name} vs {self.reference.name}"
+
+    @property
+    def bounds(self) -> SprtBounds:
+        return SprtBounds.of(self.alpha, self.beta)
+
+    def league(self) -> LeagueConfig:
+        return LeagueConfig(
+            name=self.name,
+            games=self.games,
+            policies=(self.candidate, self.reference),
+            episodes=self.batch,
+            seed=self.seed,
+            concurrency=self.concurrency,
+            threads=self.threads,
+            replays=0,
+            out=self.out,
+            clock=self.clock,
+        )
+
+
+@dataclass(frozen=True)
+class GateStep:
+    batch: int
+    pairs: int  # complete seed pairs over all games
+    episodes: int
+    counts: np.ndarray  # pentanomial: candidate's pair points 0, 1/4, 1/2, 3/4, 1
+    llr: float
+    elo: float
+    lo: float
+    hi: float
+
+
+@dataclass(frozen=True)
+class GateResult:
+    exit_code: int
+    steps: list[GateStep]
+    bounds: SprtBounds
+
+    @property
+    def verdict(self) -> str:
+        return VERDICTS[self.exit_code]
+
+
+def candidate_counts(blocks: list[Block], candidate: str, below: int) -> tuple[np.ndarray, int]:
+    """Pentanomial counts of the candidate over episodes with index < `below`, and the
+    number of those episodes."""
+    kept = [
+        Block(b.game, b.seats, b.score[b.index < below], index=b.index[b.index < below])
+        for b in blocks
+        if b.index is not None
+    ]
+    counts = np.zeros(5)
+    for p in head_to_head_units(kept):
+        points = p.points if p.a == candidate else p.games - p.points
+        counts += pentanomial(points, p.games)
+    return counts, sum(b.score.shape[0] for b in kept)
+
+
+def recorded_outcomes(
+    blocks: list[Block], config: GateConfig, reference: list[Block], below: int
+) -> tuple[np.ndarray, int]:
+    """A build gate's counts over NONA for seeds below `below` that both the candidate
+    (here) and the recorded reference (there) completed, and the episodes played here."""
+    anchor = config.reference.name
+    assert config.recorded is not None
+
+    def points(bs: list[Block], policy: str) -> dict[tuple[str, int], float]:
+        kept = [
+            Block(b.game, b.seats, b.score[b.index < below], index=b.index[b.index < below])
+            for b in bs
+            if b.index is not None and set(b.seats) == {policy, anchor}
+        ]
+        out = {}
+        for p in head_to_head_units(kept):
+            mine = (p.points if p.a == policy else p.games - p.points) / 2
+            assert p.index is not None
+            for i, x, g in zip(p.index, mine, p.games, strict=True):
+                if g == 2:
+                    out[(p.game, int(i))] = float(x)
+        return out
+
+    here = points(blocks, config.candidate.name)
+    there = points(reference, config.recorded.policy)
+    counts = np.zeros(NONA.size)
+    for key, x in here.items():
+        if key in there:
+            counts[int(round((1 + x - there[key]) * 4))] += 1
+    played = sum(int((b.index < below).sum()) for b in blocks if b.index is not None)
+    return counts, played
+
+
+def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int]:
+    """The recorded league's blocks, its seed and the seed pairs it holds per game (the
+    fewest over the games); refuses one whose episodes used other seeds."""
+    from .. import _core
+    from .schedule import game_seed
+
+    assert config.recorded is not None
+    db = LeagueDB.open_existing(config.recorded.database)
+    try:
+        names = db.leagues()
+        if not names:
+            raise ConfigError(f"{config.recorded.database} holds no league", "reference")
+        league = names[-1]
+        seed = int(db.config(league).get("seed", 1))
+        chunks = db.chunks(league)
+        rows = db.runner_rows(league)
+        blocks = db.blocks(league)
+    finally:
+        db.close()
+    pair = {config.recorded.policy, config.reference.name}
+    held = []
+    for game in config.games:
+        base = game_seed(seed, game)
+        found: dict[tuple[str, ...], set[int]] = {}
+        recorded = [
+            (c.seats, c.start + i, int(s))
+            for c in chunks
+            if c.game == game
+            for i, s in enumerate(c.seed)
+        ]
+        recorded += [(r.seats, r.idx, r.seed) for r in rows if r.game == game]
+        for seats, idx, s in recorded:
+            if set(seats) != pair or len(seats) != 2:
+                continue
+            if s != _core.episode_seed(base, idx):
+                raise ConfigError(
+                    f"{config.recorded.database}: {game} episode {idx} of {'/'.join(seats)} "
+                    f"used seed {s}, not this build's {_core.episode_seed(base, idx)}; a build "
+                    "gate needs both builds on the same seeds",
+                    "reference",
+                )
+            found.setdefault(tuple(seats), set()).add(idx)
+        both = set.intersection(*found.values()) if len(found) == 2 else set()
+        n = 0
+        while n in both:
+            n += 1
+        if n == 0:
+            raise ConfigError(
+                f"{config.recorded.database} (league {league!r}) holds no seed pair of "
+                f"{config.recorded.policy!r} against {config.reference.name!r} on {game}",
+                "reference",
+            )
+        held.append(n)
+    return blocks, seed, min(held)
+
+
+def run_gate(
+    config: GateConfig,
+    *,
+    fresh: bool = False,
+    on_step: Callable[[GateStep], None] | None = None,
+) -> GateResult:
+    """Play batches until the SPRT decides or the cap is reached (see the module doc)."""
+    from .runner import LeagueRun
+
+    config.check()
+    recorded: list[Block] = []
+    cap_pairs = config.max_episodes // (2 * len(config.games))  # 2 episodes per seed pair
+    scores = PENTA
+    if config.recorded is not None:
+        recorded, seed, held = _load_recorded(config)
+        config = replace(config, seed=seed)  # the recorded league's seeds
+        cap_pairs, scores = min(cap_pairs, held), NONA
+    league = config.league()
+    run = LeagueRun(league, fresh=False, progress=False)
+    bounds = config.bounds
+    db = LeagueDB(league.database)
+    try:
+        if fresh:
+            db.forget(league.name)
+        stored = db.config(league.name)
+        if stored and stored.get("seed") != league.seed:
+            raise ConfigError(
+                f"{league.database} holds this gate with seed {stored.get('seed')}; "
+                "use that seed, another --out, or --fresh",
+                "seed",
+            )
+        db.register(league.name, league.describe(), league.policies)
+        for game in config.games:
+            seated = {p.seats for p in build_schedule(league) if p.game == game}
+            if seated != {
+                (config.candidate.name, config.reference.name),
+                (config.reference.name, config.candidate.name),
+            }:
+                raise ConfigError(
+                    f"{game!r} does not field both {config.candidate.name!r} and "
+                    f"{config.reference.name!r} (see `coworld games` for its baselines)",
+                    "games",
+                )
+        steps: list[GateStep] = []
+        k = 0
+        while True:
+            k += 1
+            target = min(k * config.batch, cap_pairs)
+            schedule = [replace(p, episodes=target) for p in build_schedule(league)]
+            run.play(db, schedule)
+            if config.recorded is not None:
+                counts, episodes = recorded_outcomes(
+                    db.blocks(league.name), config, recorded, target
+                )
+            else:
+                counts, episodes = candidate_counts(
+                    db.blocks(league.name), config.candidate.name, target
+                )
+            llr = gsprt_llr(counts, config.elo0, config.elo1, scores)
+            step = GateStep(k, int(counts.sum()), episodes, counts, llr, *penta_elo(counts, scores))
+            steps.append(step)
+            if on_step:
+                on_step(step)
+            if llr >= bounds.upper:
+                return GateResult(0, steps, bounds)
+            if llr <= bounds.lower:
+                return GateResult(1, steps, bounds)
+            if target >= cap_pairs or run.budget_stopped:
+                return GateResult(2, steps, bounds)
+    finally:
+        db.close()

@@ -1,0 +1,91 @@
+"""The money guard: every call reserves its worst-case cost before it is sent
+(input tokens estimated from above, output bounded by `max_tokens`) and settles
+the reservation when it is answered. A call that would take spent + reserved
+past the cap is not sent, so a league overshoots its budget by at most the
+difference between reservations and what calls in flight really cost: never,
+while the estimate holds."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .claude import Usage, price_of
+from .policy import ClaudePolicy
+
+#: Bytes of prompt per input token, from below: real prompts run 3-4 bytes a token,
+#: so dividing by 2 over-reserves and never under-reserves.
+BYTES_PER_TOKEN = 2
+
+
+class BudgetExhausted(Exception):
+    """A call was not sent: it could take the league past its budget."""
+
+    def __init__(self) -> None:
+        super().__init__("the budget cannot cover this call's worst case")
+
+
+def worst_case(policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]) -> Usage:
+    """The most a call can cost: every input byte a half token, written to the cache
+    at the write price, and `max_tokens` of output."""
+    size = len(system.encode()) + len(json.dumps(messages).encode())
+    tokens_in = size // BYTES_PER_TOKEN + 16
+    pin, pout = price_of(policy.model, policy.price)
+    return Usage(
+        input_tokens=tokens_in,
+        output_tokens=policy.max_tokens,
+        cost_usd=(tokens_in * pin * 1.25 + policy.max_tokens * pout) / 1e6,
+        calls=1,
+    )
+
+
+@dataclass
+class Ledger:
+    """Spent and reserved usage against a cap (tokens and/or dollars); one per run."""
+
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+    spent: Usage = field(default_factory=Usage)
+    reserved: Usage = field(default_factory=Usage)
+    in_flight: int = 0
+    #: The largest reservation made so far: what the next call is likely to need.
+    largest: Usage = field(default_factory=Usage)
+
+    def fits(self, extra: Usage) -> bool:
+        tokens = self.spent.tokens + self.reserved.tokens + extra.tokens
+        cost = self.spent.cost_usd + self.reserved.cost_usd + extra.cost_usd
+        return (self.max_tokens is None or tokens <= self.max_tokens) and (
+            self.max_cost_usd is None or cost <= self.max_cost_usd + 1e-12
+        )
+
+    def reserve(self, worst: Usage) -> None:
+        if not self.fits(worst):
+            raise BudgetExhausted()
+        self.reserved.add(worst)
+        self.in_flight += 1
+        if worst.tokens > self.largest.tokens:
+            self.largest = worst
+
+    def settle(self, worst: Usage, actual: Usage | None) -> None:
+        """Release a reservation; `actual` (None: unanswered) is spent."""
+        self.reserved.add(_negative(worst))
+        self.in_flight -= 1
+        if actual is not None:
+            self.spent.add(actual)
+
+    @property
+    def exhausted(self) -> bool:
+        """No further call of the usual size fits: stop dispatching episodes."""
+        return not self.fits(self.largest)
+
+
+def _negative(u: Usage) -> Usage:
+    return Usage(
+        -u.input_tokens,
+        -u.output_tokens,
+        -u.cache_creation_input_tokens,
+        -u.cache_read_input_tokens,
+        -u.cost_usd,
+        -u.calls,
+    )

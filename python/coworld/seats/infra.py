@@ -1,0 +1,183 @@
+"""Infrastructure failures are not decisions (DESIGN.md, "Failure causes").
+
+A transport error, 429, 5xx or 529 is never shown to the model and never becomes
+a move: the client retries it with exponential backoff and jitter, honouring
+`retry-after`, for as long as the run's patience allows, then gives up with
+`InfraFailure` (the episode is void). A circuit breaker shared by every call of
+a run stops sending while most recent calls fail, lets one probe through at a
+time, and reopens the gate when the API answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import CoworldError
+
+#: Default patience: how long one call may wait out the network before its episode is void.
+DEFAULT_PATIENCE_SECONDS = 300.0
+
+
+class InfraFailure(CoworldError):
+    """A call could not be answered within the run's patience (or the API refused it
+    for a reason no retry fixes: `fatal`). The episode is void, never scored."""
+
+    def __init__(self, cause: str, message: str, *, fatal: bool = False) -> None:
+        super().__init__(f"the API did not answer ({cause}): {message}")
+        self.cause = cause
+        self.fatal = fatal
+
+
+class ModelTimeout(Exception):
+    """The API accepted the request and the model did not answer within the timeout."""
+
+    def __init__(self, waited: float) -> None:
+        super().__init__("model timeout")
+        self.waited = waited
+
+
+@dataclass(frozen=True)
+class InfraPolicy:
+    """How long and how often to retry infrastructure failures."""
+
+    patience_seconds: float = DEFAULT_PATIENCE_SECONDS
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    #: The breaker opens when at least `min_calls` of the last `window` outcomes are
+    #: known and at least `threshold` of them are failures.
+    window: int = 20
+    min_calls: int = 8
+    threshold: float = 0.8
+    #: While open, one probe is let through every `probe_seconds` (doubling to `max_delay`).
+    probe_seconds: float = 1.0
+
+    def backoff(self, retry: int, retry_after: float | None) -> float:
+        """Full-jitter exponential backoff, never shorter than the server's `retry-after`."""
+        ceiling = min(self.max_delay, self.base_delay * 2**retry)
+        delay = random.uniform(ceiling / 2, ceiling)
+        return max(delay, retry_after or 0.0)
+
+
+#: HTTP statuses that are worth retrying (the rest are refusals: bad key, unknown model).
+RETRYABLE_STATUS = {408, 409, 429}
+
+
+def retryable_cause(cause: str) -> bool:
+    """Whether an infrastructure cause (`classify`) may pass if one waits."""
+    if cause == "connection":
+        return True
+    status = cause.removeprefix("http-")
+    return status.isdigit() and (int(status) in RETRYABLE_STATUS or int(status) >= 500)
+
+
+def classify(err: BaseException) -> tuple[str, bool] | None:
+    """(cause, retryable) of an infrastructure failure; None for the model's own timeout."""
+    import anthropic
+
+    if isinstance(err, anthropic.APITimeoutError):
+        return None
+    if isinstance(err, anthropic.APIConnectionError):
+        return "connection", True
+    if isinstance(err, anthropic.APIStatusError):
+        status = err.status_code
+        return f"http-{status}", status in RETRYABLE_STATUS or status >= 500
+    return f"error-{type(err).__name__}", False
+
+
+def retry_after(err: BaseException) -> float | None:
+    """The server's `retry-after-ms` / `retry-after` (seconds), if it sent one."""
+    response = getattr(err, "response", None)
+    headers: Any = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
+        try:
+            return max(0.0, float(headers.get(name)) * scale)
+        except (TypeError, ValueError):
+            continue
+    return None
+
+
+@dataclass
+class Pause:
+    cause: str
+    since: float  # time.time()
+    until: float | None = None
+
+
+@dataclass
+class CircuitBreaker:
+    """Shared by every call of a run (on one event loop)."""
+
+    policy: InfraPolicy = field(default_factory=InfraPolicy)
+    outcomes: deque[bool] = field(default_factory=deque)
+    pauses: list[Pause] = field(default_factory=list)
+    probes: int = 0
+    #: Calls waiting for the gate to reopen right now.
+    waiting: int = 0
+    _next_probe: float = 0.0
+    _probe_delay: float = 0.0
+    _probing: bool = False
+
+    @property
+    def paused(self) -> Pause | None:
+        """The current pause, or None while the API answers."""
+        if self.pauses and self.pauses[-1].until is None:
+            return self.pauses[-1]
+        return None
+
+    def record(self, ok: bool, cause: str | None = None, probe: bool = False) -> None:
+        """A call's outcome. While paused, any answer resumes; a failed probe backs off."""
+        self.outcomes.append(ok)
+        while len(self.outcomes) > self.policy.window:
+            self.outcomes.popleft()
+        pause = self.paused
+        if pause is not None:
+            if probe:
+                self._probing = False
+            if ok:
+                pause.until = time.time()
+                self.outcomes.clear()
+            elif probe:
+                self._probe_delay = min(self.policy.max_delay, self._probe_delay * 2)
+                self._next_probe = time.monotonic() + self._probe_delay
+            return
+        failures = self.outcomes.count(False)
+        if (
+            not ok
+            and len(self.outcomes) >= self.policy.min_calls
+            and failures >= self.policy.threshold * len(self.outcomes)
+        ):
+            self.pauses.append(Pause(cause or "error", time.time()))
+            self._probe_delay = self.policy.probe_seconds
+            self._next_probe = time.monotonic() + self._probe_delay
+
+    async def admit(self, deadline: float) -> bool:
+        """Return when a call may be sent (True if it is the probe): at once while
+        closed; while open, one probe per interval. Raises InfraFailure when
+        `deadline` passes first."""
+        self.waiting += 1
+        try:
+            while (pause := self.paused) is not None:
+                now = time.monotonic()
+                if not self._probing and now >= self._next_probe:
+                    self._probing = True
+                    self.probes += 1
+                    return True
+                if now >= deadline:
+                    raise InfraFailure(
+                        pause.cause,
+                        f"API unavailable ({pause.cause}) for longer than the patience",
+                    )
+                await asyncio.sleep(min(0.05, max(deadline - now, 0.001)))
+            return False
+        finally:
+            self.waiting -= 1
+
+    def release_probe(self, probe: bool) -> None:
+        """A call ended without an outcome (the model timed out, the task was cancelled)."""
+        if probe:
+            self._probing = False

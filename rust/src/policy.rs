@@ -156,7 +156,12 @@ pub fn lookup<G: Game>(base: &str) -> CoreResult<&'static Baseline<G>> {
 pub fn catalog_rows<G: Game>() -> Vec<(&'static str, Vec<&'static str>)> {
     G::baselines()
         .iter()
-        .map(|b| (b.name, std::iter::once(EPS).chain(b.keys.iter().copied()).collect()))
+        .map(|b| {
+            (
+                b.name,
+                std::iter::once(EPS).chain(b.keys.iter().copied()).collect(),
+            )
+        })
         .collect()
 }
 

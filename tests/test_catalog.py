@@ -21,10 +21,11 @@ PACKAGE = Path(coworld.__file__).parent
 
 FOG_ENDINGS = ["line", "board-full", "ply-cap", "wall-clock"]
 HEX_ENDINGS = ["connection", "ply-cap", "wall-clock"]
+# baseline: its parameter keys (`eps`, the strength dial, on every one)
 BASELINES = {
-    "fog": ["probe", "sweep", "random"],
-    "gauntlet": ["tactician", "random"],
-    "hanabi": ["conventions", "cautious", "random"],
+    "fog": {"probe": ["eps"], "sweep": ["eps"], "random": ["eps"], "ismcts": ["eps", "sims"]},
+    "gauntlet": {"tactician": ["eps"], "random": ["eps"], "mcts": ["eps", "sims"]},
+    "hanabi": {"conventions": ["eps"], "cautious": ["eps"], "random": ["eps"], "tracker": ["eps"]},
 }
 # id: family, (min, max, default) seats, settings, endings, score range, ply cap, hidden, port
 PINNED = {
@@ -106,7 +107,9 @@ def test_the_catalogue_is_pinned():
         assert e["family"] == family
         assert (e["seats"]["min"], e["seats"]["max"], e["seats"]["default"]) == seats
         assert e["settings"] == settings
-        assert e["baselines"] == [{"name": b, "params": []} for b in BASELINES[family]]
+        assert e["baselines"] == [
+            {"name": b, "params": keys} for b, keys in BASELINES[family].items()
+        ]
         assert e["endings"] == endings
         assert (e["score"]["min"], e["score"]["max"]) == score
         assert e["plyCap"] == cap

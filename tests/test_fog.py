@@ -189,7 +189,7 @@ def test_baselines_from_python():
     s = coworld.game("recon-hex-5").init(seed=1)
     assert s.baseline_move("sweep") == "b3+a3"
     assert "+" in s.baseline_move("probe") and "+" in s.baseline_move("random")
-    assert s.policy_names == ["probe", "sweep", "random"]
+    assert s.policy_names == ["probe", "sweep", "random", "ismcts"]
     assert fog.FALLBACK == "probe"
 
 

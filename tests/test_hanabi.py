@@ -410,7 +410,7 @@ def test_the_parser_survives_any_input_type(blob, seat):
 
 def test_baselines_are_listed_and_deterministic():
     s = state_at(moves=5)
-    assert s.policy_names == ["conventions", "cautious", "random"]
+    assert s.policy_names == ["conventions", "cautious", "random", "tracker"]
     assert H.FALLBACK in s.policy_names
     for name in ("conventions", "cautious"):
         assert s.baseline_move(name) == s.baseline_move(name)

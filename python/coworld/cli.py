@@ -34,19 +34,13 @@ def _cmd_games(args: argparse.Namespace) -> int:
     for gid, e in catalog().items():
         seats = e["seats"]
         span = "" if seats["min"] == seats["max"] else f" ({seats['min']}-{seats['max']})"
-        if e["port"]:
-            origin = f"port of OpenSpiel {e['port']}"
-        elif e["original"]:
-            origin = f"original variant (not a port of OpenSpiel {e['notAPortOf']})"
-        else:
-            origin = "rotation: " + ", ".join(e["rotation"])
         table.add_row(
             gid,
             e["family"],
             f"{seats['default']}{span}",
             "hidden" if e["hidden"] else "perfect",
             ", ".join(b["name"] for b in e["baselines"]),
-            origin,
+            e["origin"],
         )
     console.print(table)
     return 0

@@ -229,7 +229,7 @@ class LeagueRun:
         without exports: the step of gates and adaptive schedules."""
         self.schedule = schedule
 
-        def quiet(*_: object) -> None:
+        def quiet(*_: object, **__: object) -> None:
             return None
 
         return self._run_scripted(db, advance or quiet) + self._run_claude(db, advance or quiet)

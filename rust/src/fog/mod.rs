@@ -16,6 +16,7 @@
 pub mod baselines;
 mod cells;
 mod history;
+pub mod ismcts;
 pub mod knowledge;
 mod view;
 
@@ -28,7 +29,7 @@ use crate::catalog::{Entry, Origin, Seats};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
-use crate::policy::Baseline;
+use crate::policy::{Act, Baseline};
 use cells::Cells;
 use history::History;
 
@@ -709,6 +710,11 @@ impl Game for FogState {
             Baseline::plain("probe", baselines::probe_policy),
             Baseline::plain("sweep", baselines::sweep_policy),
             Baseline::plain("random", baselines::random_policy),
+            Baseline {
+                name: "ismcts",
+                keys: &["sims"],
+                act: Act::Tuned(ismcts::ismcts),
+            },
         ];
         TABLE
     }

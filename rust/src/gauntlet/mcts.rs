@@ -6,8 +6,10 @@
 //! move allows one). Then `sims` simulations run over the remaining root moves:
 //! select by UCB1 (c = 1 on rewards in 0..1, OpenSpiel's `uct_c = 2` on -1..1),
 //! expand every child of a leaf at once in a shuffled order (unvisited children
-//! are tried in that order), play a uniform random rollout to the end (the
-//! game's own ply cap and adjudication settle it), and back the result up. The
+//! are tried in that order), play a rollout to the end (uniform random moves,
+//! [`Gauntlet::rollout_move`]; quoridor's rollouts mostly step along a shortest
+//! path; the game's own ply cap and adjudication settle it), and back the
+//! result up. The
 //! most visited root move is played; ties go to the earlier child in the
 //! shuffled order, so the choice is a function of the state and the decision's
 //! stream alone.
@@ -126,7 +128,7 @@ fn search<G: Gauntlet>(g: &G, mut roots: Vec<G::Move>, sims: u32, rng: &mut Rng)
             }
         }
         while state.active_seat().is_some() {
-            let mv = state.random_move(rng);
+            let mv = state.rollout_move(rng);
             state.apply(mv);
         }
         let score = &state.outcome().expect("a rollout ends settled").score;

@@ -159,6 +159,10 @@ pub trait Gauntlet: Game {
     fn standing(&self, seat: Seat) -> i32;
     /// `random`: exactly the move `rng.pick(&self.legal_moves())` draws, without the list.
     fn random_move(&self, rng: &mut Rng) -> Self::Move;
+    /// A move of `mcts`'s rollouts: uniform unless a game needs a cheap guide.
+    fn rollout_move(&self, rng: &mut Rng) -> Self::Move {
+        self.random_move(rng)
+    }
 }
 
 /// The baselines every gauntlet game fields (`Game::baselines` of each).

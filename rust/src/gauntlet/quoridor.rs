@@ -561,6 +561,31 @@ impl Quoridor {
 }
 
 impl Gauntlet for Quoridor {
+    /// Nineteen rollout moves in twenty step the pawn along a shortest path to
+    /// its goal (the lowest such cell); the twentieth is uniform (against the
+    /// tactician at 1000 simulations: one in ten won 70 of 100, one in twenty 90). Uniform rollouts
+    /// wander to the ply cap and say nothing about who is ahead in the race.
+    fn rollout_move(&self, rng: &mut Rng) -> u8 {
+        if rng.below(20) == 0 {
+            return self.random_move(rng);
+        }
+        let goal = goal(self.mover);
+        let mut targets = self.pawn_targets();
+        let mut best = (u32::MAX, 0u8);
+        while targets != 0 {
+            let cell = targets.trailing_zeros() as usize;
+            targets &= targets - 1;
+            if let Some(d) = g9().distance(1 << cell, goal, &self.blocked) {
+                best = best.min((d, cell as u8));
+            }
+        }
+        if best.0 == u32::MAX {
+            self.random_move(rng)
+        } else {
+            best.1
+        }
+    }
+
     fn standing(&self, seat: Seat) -> i32 {
         let dist = self.dist_to_goal(seat).map_or(NO_PATH, |d| d as i32);
         1000 - 10 * dist + 2 * self.walls_left[seat] as i32

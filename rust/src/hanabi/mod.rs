@@ -10,6 +10,7 @@
 pub mod baselines;
 pub mod knowledge;
 pub mod reader;
+pub mod tracker;
 mod view;
 
 use serde_json::Value;
@@ -546,6 +547,7 @@ impl Game for Hanabi {
             Baseline::plain("conventions", baselines::conventions),
             Baseline::plain("cautious", baselines::cautious),
             Baseline::plain("random", baselines::random),
+            Baseline::plain("tracker", tracker::tracker),
         ];
         TABLE
     }

@@ -1,0 +1,54 @@
+"""Move time per ladder rung, so league authors can budget: mean CPU milliseconds
+per `baseline_move` over every position of four seeded episodes of uniform
+random play, so openings, middles and ends all count.
+
+    .venv/bin/python bench/move_time.py
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import coworld
+
+RUNGS = {
+    **{
+        g: ["tactician", "mcts?sims=100", "mcts?sims=1000"]
+        for g in ("connect-four", "breakthrough", "hex", "quoridor")
+    },
+    **{
+        g: ["probe", "ismcts?sims=100", "ismcts?sims=1000"]
+        for g in ("phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5")
+    },
+    "hanabi": ["conventions", "tracker"],
+}
+
+
+def positions(game: str, episodes: int = 4) -> list[coworld.State]:
+    g = coworld.game(game)
+    out = []
+    for seed in range(1, episodes + 1):
+        rng = random.Random(seed)
+        s = g.init(seed=seed)
+        while not s.is_terminal:
+            out.append(s)
+            s = g.apply(s, rng.choice(g.legal_moves(s)))
+    return out
+
+
+def main() -> None:
+    print("| game | rung | positions | ms/move |")
+    print("| --- | --- | ---: | ---: |")
+    for game, rungs in RUNGS.items():
+        pos = positions(game)
+        for rung in rungs:
+            t = time.process_time()
+            for s in pos:
+                s.baseline_move(rung)
+            ms = (time.process_time() - t) / len(pos) * 1000
+            print(f"| {game} | {rung} | {len(pos)} | {ms:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+//! `ismcts?sims=N`: single-observer information-set MCTS (Cowling, Powley and
+//! Whitehouse 2012) for the fog variants, from the mover's own knowledge only.
+//!
+//! Each simulation samples a determinization of what the seat knows: its own
+//! stones, the opponent stones it has proven, and the opponent's stone count as
+//! its own attempt log implies it (non-abrupt variants: one opponent placement
+//! per completed turn of the seat; abrupt variants: one opponent ply per turn,
+//! each assumed a placement). The unproven opponent stones are drawn uniformly
+//! from the cells the seat has not claimed or proven. The global ply counter,
+//! which the seat may not know, is never read: the determinization's clock is
+//! the seat's own plies plus the opponent's implied ones. The opponent's
+//! knowledge of the seat's stones is unknown and taken as empty.
+//!
+//! The tree is over move sequences of both seats; a node's children are the
+//! cells tried from it, and selection only considers children legal in the
+//! current determinization, scored by UCB1 with availability counts (how often
+//! a child was legal when its parent was visited). Leaves are expanded one
+//! untried legal cell at a time (drawn uniformly), then a uniform
+//! random rollout plays to the end of the determinized game.
+//!
+//! Recon hex: the tree searches the attempted cell; the sense anchor is the
+//! root's second most visited cell (the next place the search wants to go, as
+//! `probe` senses its path's next cell), or the chosen cell when only one cell
+//! was searched. Rollouts and tree moves do not sense.
+
+use super::cells::{Cells, Ranked};
+use super::{Attempt, FogState, History};
+use crate::game::{Ending, Game};
+use crate::policy::Params;
+use crate::rng::Rng;
+
+const UCT_C: f32 = 1.0;
+
+struct Node {
+    /// The cell that led here (the root's is unused).
+    cell: u8,
+    visits: u32,
+    /// Times this node was legal when its parent was visited.
+    avail: u32,
+    /// Reward sum for the seat that played `cell`.
+    reward: f32,
+    /// Seat that played `cell`.
+    mover: u8,
+    children: Vec<u32>,
+}
+
+impl Node {
+    fn new(cell: u8, mover: u8) -> Node {
+        Node {
+            cell,
+            visits: 0,
+            avail: 0,
+            reward: 0.0,
+            mover,
+            children: Vec::new(),
+        }
+    }
+}
+
+/// The `ismcts` baseline (see the module doc).
+pub fn ismcts(g: &FogState, rng: &mut Rng, params: &Params) -> Attempt {
+    let me = g.mover as usize;
+    let legal = g.legal_cells(me);
+    let mut tree = vec![Node::new(u8::MAX, 1 - me as u8)];
+    let mut path: Vec<usize> = Vec::with_capacity(64);
+    for _ in 0..params.sims {
+        let mut state = determinize(g, rng);
+        path.clear();
+        path.push(0);
+        let mut at = 0;
+        while let Some(seat) = state.active_seat() {
+            let options = state.legal_cells(seat);
+            if options == 0 {
+                break;
+            }
+            let tried = tree[at]
+                .children
+                .iter()
+                .fold(0 as Cells, |m, &c| m | 1 << tree[c as usize].cell);
+            let untried = options & !tried;
+            if untried != 0 {
+                // Expand one untried legal cell, in a shuffled order.
+                let untried = Ranked::new(untried);
+                let cell = untried.nth(rng.below(untried.count())) as u8;
+                let child = tree.len();
+                tree.push(Node::new(cell, seat as u8));
+                tree[at].children.push(child as u32);
+                state.apply(Attempt { anchor: None, cell });
+                path.push(child);
+                break;
+            }
+            at = select(&mut tree, at, options);
+            state.apply(Attempt {
+                anchor: None,
+                cell: tree[at].cell,
+            });
+            path.push(at);
+        }
+        while let Some(seat) = state.active_seat() {
+            let cells = Ranked::new(state.legal_cells(seat));
+            if cells.count() == 0 {
+                // Only a determinization can get here: its sampled stones hold a
+                // connection no placement completed, and the board filled up.
+                state.settle(|s| s.adjudicate(Ending::BoardFull));
+                break;
+            }
+            let cell = cells.nth(rng.below(cells.count())) as u8;
+            state.apply(Attempt { anchor: None, cell });
+        }
+        let score = &state.outcome().expect("a rollout ends settled").score;
+        for &n in &path {
+            let node = &mut tree[n];
+            node.visits += 1;
+            node.reward += (score[node.mover as usize] + 1) as f32 * 0.5;
+        }
+    }
+    choose(g, &tree, legal)
+}
+
+/// The most visited root cell (ties: the earlier expanded), and its anchor.
+fn choose(g: &FogState, tree: &[Node], legal: Cells) -> Attempt {
+    let mut ranked: Vec<(u32, usize, u8)> = tree[0]
+        .children
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (tree[c as usize].visits, i, tree[c as usize].cell))
+        .collect();
+    ranked.sort_by_key(|&(visits, i, _)| (std::cmp::Reverse(visits), i));
+    let cell = ranked
+        .first()
+        .map_or_else(|| Ranked::new(legal).nth(0) as u8, |r| r.2);
+    let anchor = (g.v.sense > 0).then(|| ranked.get(1).map_or(cell, |r| r.2));
+    Attempt { anchor, cell }
+}
+
+/// The child of `at` legal here (its cell in `options`) with the best UCB1 on
+/// availability counts; every legal child's availability goes up by one.
+fn select(tree: &mut [Node], at: usize, options: Cells) -> usize {
+    let mut best = usize::MAX;
+    let mut best_value = f32::NEG_INFINITY;
+    for i in 0..tree[at].children.len() {
+        let c = tree[at].children[i] as usize;
+        let node = &mut tree[c];
+        if options >> node.cell & 1 == 0 {
+            continue;
+        }
+        node.avail += 1;
+        let n = node.visits.max(1) as f32;
+        let value = node.reward / n + UCT_C * ((node.avail as f32).ln() / n).sqrt();
+        if value > best_value {
+            best_value = value;
+            best = c;
+        }
+    }
+    best
+}
+
+/// A full state consistent with what the mover knows (see the module doc).
+fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
+    let me = g.mover as usize;
+    let opp = 1 - me;
+    let (own, proven) = (g.stones[me], g.proven[me]);
+    let own_plies = g.attempts(me);
+    // Turns the seat has completed; the opponent has had as many (seat 0) or one more.
+    let own_turns = if g.v.abrupt {
+        own_plies
+    } else {
+        own.count_ones()
+    };
+    let opp_turns = own_turns + me as u32;
+    let unknown = g.board & !own & !proven;
+    let want = opp_turns.saturating_sub(proven.count_ones());
+    let mut hidden: Cells = 0;
+    let free = Ranked::new(unknown);
+    let mut cells: Vec<u8> = (0..free.count()).map(|k| free.nth(k) as u8).collect();
+    rng.shuffle(&mut cells);
+    for &c in cells.iter().take(want as usize) {
+        hidden |= 1 << c;
+    }
+    let mut stones = [0 as Cells; 2];
+    stones[me] = own;
+    stones[opp] = proven | hidden;
+    let mut proven_by = [0 as Cells; 2];
+    proven_by[me] = proven;
+    FogState {
+        v: g.v,
+        board: g.board,
+        stones,
+        proven: proven_by,
+        mover: g.mover,
+        plies: own_plies + opp_turns,
+        attempts: {
+            let mut a = [0u8; 2];
+            a[me] = own_plies as u8;
+            a[opp] = opp_turns as u8;
+            a
+        },
+        max_plies: g.max_plies,
+        probes: [0; 2],
+        guesses_made: [0; 2],
+        guesses_right: [0; 2],
+        pending_guess: 0,
+        history: History::new(),
+        outcome: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Player;
+
+    #[test]
+    fn the_move_is_legal_and_a_function_of_the_stream() {
+        for id in ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"] {
+            let mut g = FogState::of(id).unwrap();
+            let p = Player::<FogState>::new("ismcts?sims=200").unwrap();
+            let mut ply = 0;
+            while !g.is_terminal() {
+                let mv = p.choose(&g, &mut Rng::for_decision(3, ply));
+                assert_eq!(mv, p.choose(&g, &mut Rng::for_decision(3, ply)));
+                assert!(g.legal_moves().contains(&mv), "{id}: {mv:?}");
+                g.apply(mv);
+                ply += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn determinizations_keep_what_the_seat_knows() {
+        let mut g = FogState::of("dark-hex-4").unwrap();
+        for m in ["b2", "b2", "c3", "a1", "d4"] {
+            g.try_apply(m).unwrap();
+        }
+        let me = g.mover as usize;
+        let mut rng = Rng::new(5);
+        for _ in 0..200 {
+            let d = determinize(&g, &mut rng);
+            assert_eq!(d.stones[me], g.stones[me]);
+            assert_eq!(d.stones[1 - me] & g.proven[me], g.proven[me]);
+            assert_eq!(d.stones[0] & d.stones[1], 0);
+        }
+    }
+}

@@ -17,8 +17,8 @@ $(PY):
 install: $(PY)  ## build the Rust core (release) into the virtualenv: what running leagues needs
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet
 
-install-dev: $(PY)  ## the same plus the test, dev and cluster extras (OpenSpiel, playwright, Ray, lint)
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dev,cluster --quiet
+install-dev: $(PY)  ## the same plus the test, dev, cluster and rl extras (OpenSpiel, playwright, Ray, lint, PettingZoo, Gymnasium)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dev,cluster,rl --quiet
 
 demo: install  ## run the main job on the built-in defaults
 	$(BIN)/coworld demo

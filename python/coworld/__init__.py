@@ -8,8 +8,19 @@ from .errors import ConfigError, CoworldError, IllegalMove
 from .games import GAMES, catalog, game
 from .sdk import SubmittedAction
 from .simulate import ENDINGS, SimResult, simulate
+from .vecenv import VecEnv
 
 __version__ = _core.__version__
+
+
+def __getattr__(name: str) -> object:
+    # The RL adapters (extra `rl`) load on first use: `import coworld` never needs them.
+    if name in ("pettingzoo", "gymnasium"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'coworld' has no attribute {name!r}")
+
 
 __all__ = [
     "ENDINGS",
@@ -19,6 +30,7 @@ __all__ = [
     "IllegalMove",
     "SimResult",
     "SubmittedAction",
+    "VecEnv",
     "catalog",
     "game",
     "simulate",

@@ -635,7 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seat",
         action="append",
         required=True,
-        help="a baseline name or a policy file (.toml/.md) per seat, in seat order",
+        help="a baseline name or a policy file (.toml/.md, or .py) per seat, in seat order",
     )
     p.add_argument("--seed", type=int, default=0, help="episode seed; 0 draws one (default)")
     p.add_argument("--out", help="replay path (default runs/episodes/GAME-SEED.jsonl)")

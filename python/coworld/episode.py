@@ -31,6 +31,7 @@ from .sdk.canonical import canonical_json
 from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
 from .seats.infra import ModelTimeout
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
+from .seats.python_policy import PythonPolicy, PythonSeat
 from .seats.reply import Reply
 
 TWO_SEAT_COLOURS = ("red", "blue")
@@ -72,8 +73,9 @@ class Decision:
     """How one move came to be: who made it, after which failures, at what cost."""
 
     move: str
-    origin: str  # scripted | model | retry | fallback
-    cause: str | None = None  # unparseable | illegal | timeout | no-credentials
+    origin: str  # scripted | model | retry | policy (a Python policy) | fallback
+    # unparseable | illegal | timeout | no-credentials | error (a Python policy's exception)
+    cause: str | None = None
     reply: Reply | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
@@ -129,6 +131,7 @@ class Episode:
         self.record_calls = record_calls and self.out is not None and has_claude
         self.seat_transcripts = seat_transcripts and self.out is not None
         self._writers: dict[str, JsonLinesWriter] = {}
+        self._python_seats: dict[int, PythonSeat] = {}
         self.events: list[dict[str, Any]] = []
         self.moves = [0] * self.seats  # each seat's own move count: the only one it may know
         self._last_seen: list[str | None] = [None] * self.seats
@@ -350,9 +353,22 @@ class Episode:
         policy = self.policies[seat]
         if isinstance(policy, BaselinePolicy):
             return Decision(self.state.baseline_move(policy.name), "scripted")
+        if isinstance(policy, PythonPolicy):
+            return self._ask_python(seat, policy)
         if not self.claude_enabled:
             return self._fallback("no-credentials", [], Usage())
         return await self._ask_claude(seat, policy)
+
+    def _ask_python(self, seat: int, policy: PythonPolicy) -> Decision:
+        """The seat's own view and legal moves in, a reply out; a failure plays the fallback."""
+        if seat not in self._python_seats:
+            self._python_seats[seat] = policy.new_seat()
+        view = self.reducer.view_for(self.state, seat)
+        verdict = self._python_seats[seat].decide(self.state, view, self.state.legal_moves())
+        calls = [verdict.record(self.state.plies, seat)]
+        if verdict.reply is None:
+            return self._fallback(verdict.cause or "error", calls, Usage())
+        return Decision(verdict.reply.move, "policy", None, verdict.reply, calls)
 
     def _fallback(self, cause: str, calls: list[dict[str, Any]], usage: Usage) -> Decision:
         move = self.state.baseline_move(self.family.FALLBACK)

@@ -13,9 +13,12 @@ pub mod policy;
 pub mod registry;
 pub mod rng;
 pub mod simulate;
+pub mod vecenv;
 
 #[cfg(feature = "python")]
 mod python;
+#[cfg(feature = "python")]
+mod python_vecenv;
 
 #[cfg(test)]
 mod random_sim;

@@ -15,7 +15,7 @@ use crate::simulate::Batch;
 pyo3::import_exception!(coworld.errors, IllegalMove);
 pyo3::import_exception!(coworld.errors, ConfigError);
 
-fn to_pyerr(e: CoreError) -> PyErr {
+pub(crate) fn to_pyerr(e: CoreError) -> PyErr {
     let message = e.to_string();
     match e {
         CoreError::Move {
@@ -28,7 +28,7 @@ fn to_pyerr(e: CoreError) -> PyErr {
     }
 }
 
-fn parse_config(config: Option<&str>) -> PyResult<Value> {
+pub(crate) fn parse_config(config: Option<&str>) -> PyResult<Value> {
     match config {
         None => Ok(Value::Null),
         Some(text) => serde_json::from_str(text)
@@ -68,7 +68,7 @@ fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
 /// An immutable game state; `apply` returns a new one.
 #[pyclass(frozen, module = "coworld._core", name = "State")]
 #[derive(Clone)]
-struct PyState(State);
+pub(crate) struct PyState(pub(crate) State);
 
 #[pymethods]
 impl PyState {
@@ -325,6 +325,9 @@ fn episode_seed(base: i64, index: u64) -> i64 {
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyState>()?;
+    m.add_class::<crate::python_vecenv::PyVecEnv>()?;
+    m.add_function(wrap_pyfunction!(crate::python_vecenv::encode, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::python_vecenv::action_names, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(hanabi_word, m)?)?;

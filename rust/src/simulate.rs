@@ -137,7 +137,7 @@ fn seed_free_start(state: &State) -> bool {
 
 /// A worker pool per thread count (0: every core), built once and kept: a league
 /// calls the simulator once per chunk, and spawning threads each time would show.
-fn pool(threads: usize) -> CoreResult<Arc<rayon::ThreadPool>> {
+pub(crate) fn pool(threads: usize) -> CoreResult<Arc<rayon::ThreadPool>> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let mut pools = POOLS
         .get_or_init(Default::default)

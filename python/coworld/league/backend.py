@@ -4,9 +4,11 @@ The Ray backend (`ray_backend.py`) is the other implementation."""
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
 import threading
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Protocol, TypeVar
 
 from ..errors import ConfigError
@@ -52,6 +54,7 @@ class LocalBackend:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._clients: set[ClaudeClient] = set()
+        self._processes: ProcessPoolExecutor | None = None
         self.shares = True
         self.interrupted = False
 
@@ -74,7 +77,7 @@ class LocalBackend:
                     job = next(source, None)
                     if job is None:
                         break
-                    pending.add(self.submit(work.play_async(job, shared)))
+                    pending.add(self._start(job, shared, concurrency))
                 if not pending:
                     return
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -85,6 +88,18 @@ class LocalBackend:
                 continue
             for f in finished:
                 yield f.result()
+
+    def _start(self, job: EpisodeJob, shared: Shared, concurrency: int) -> Future[Played]:
+        """Claude and baseline seats wait on the network: a task of the event loop.
+        A Python policy computes: its episode runs in a worker process (threads
+        would share one interpreter lock)."""
+        if not work.computes(job):
+            return self.submit(work.play_async(job, shared))
+        if self._processes is None:
+            spawn = multiprocessing.get_context("spawn")  # never fork a threaded driver
+            workers = min(concurrency, os.cpu_count() or 1)
+            self._processes = ProcessPoolExecutor(max_workers=workers, mp_context=spawn)
+        return self._processes.submit(work.play_episode, job)
 
     def _cancel_all(self) -> None:
         loop = self._loop
@@ -102,6 +117,9 @@ class LocalBackend:
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     def close(self) -> None:
+        if self._processes is not None:
+            self._processes.shutdown()
+            self._processes = None
         if self._loop is None:
             return
         for client in self._clients:

@@ -45,7 +45,7 @@ from ..games import entry
 from ..games import game as game_reducer
 from ..seats.claude import add_prices, price_of
 from ..seats.infra import DEFAULT_PATIENCE_SECONDS
-from ..seats.policy import ClaudePolicy, Policy, load_policy, parse_price
+from ..seats.policy import POLICY_FILES, ClaudePolicy, Policy, load_policy, parse_price
 
 #: Settings every league plays a game with unless its table says otherwise.
 DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
@@ -330,7 +330,7 @@ def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:
         )
     out = []
     for spec in dict.fromkeys(value):
-        is_file = spec.endswith((".toml", ".md", ".markdown"))
+        is_file = spec.endswith(POLICY_FILES)
         try:
             out.append(load_policy(str(base_dir / spec) if is_file else spec))
         except ConfigError as err:

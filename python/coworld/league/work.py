@@ -14,6 +14,7 @@ from ..seats.budget import BudgetExhausted
 from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
+from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
 from .storage import Chunk, EpisodeRow, VoidEpisode, now
 
@@ -88,6 +89,11 @@ def run_chunk(job: ChunkJob) -> Chunk:
         ending=r.ending,
         played=r.played,
     )
+
+
+def computes(job: EpisodeJob) -> bool:
+    """True when a seat runs Python code (a Python policy): CPU work, not waiting."""
+    return any(isinstance(p, PythonPolicy) for p in job.policies)
 
 
 def play_episode(job: EpisodeJob) -> EpisodeRow | VoidEpisode:

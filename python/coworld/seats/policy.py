@@ -1,5 +1,6 @@
-"""Policies: who plays a seat. A scripted baseline by name, or a policy file
-played by Claude (TOML, or Markdown with TOML `+++` / YAML `---` front matter)."""
+"""Policies: who plays a seat. A scripted baseline by name, a policy file
+played by Claude (TOML, or Markdown with TOML `+++` / YAML `---` front matter),
+or a Python policy file (`.py`, see `python_policy`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from .python_policy import PythonPolicy, load_python_policy
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_MAX_TOKENS = 1024
@@ -78,14 +80,21 @@ class ClaudePolicy:
         return {"type": "enabled", "budget_tokens": int(self.thinking)}
 
 
-Policy = BaselinePolicy | ClaudePolicy
+Policy = BaselinePolicy | ClaudePolicy | PythonPolicy
+
+#: Suffixes of policy files (anything else names a baseline).
+POLICY_FILES = (".toml", ".md", ".markdown", ".py")
 
 
 def load_policy(spec: str | Policy) -> Policy:
-    """A baseline name, or a path to a policy file (`.toml` or `.md`)."""
-    if isinstance(spec, BaselinePolicy | ClaudePolicy):
+    """A baseline name, or a path to a policy file (`.toml`, `.md` or `.py`)."""
+    if isinstance(spec, BaselinePolicy | ClaudePolicy | PythonPolicy):
         return spec
     path = Path(spec)
+    if path.suffix == ".py":
+        if not path.is_file():
+            raise ConfigError(f"policy file {spec} does not exist", "policy")
+        return load_python_policy(path)
     if path.suffix in (".toml", ".md", ".markdown"):
         if not path.is_file():
             raise ConfigError(f"policy file {spec} does not exist", "policy")

@@ -101,6 +101,11 @@ impl Breakthrough {
         g
     }
 
+    /// Each seat's pieces, bit `rank * 6 + file` (the batched environment's planes).
+    pub fn pieces(&self) -> [u64; 2] {
+        self.pieces
+    }
+
     /// The seat whose piece is on cell index `cell`, if any.
     pub fn piece_at(&self, cell: usize) -> Option<Seat> {
         (0..2).find(|&s| self.pieces[s] >> cell & 1 == 1)

@@ -61,6 +61,11 @@ impl ConnectFour {
         }
     }
 
+    /// Each seat's discs, bit `file * 7 + rank` (the batched environment's planes).
+    pub fn discs(&self) -> [u64; 2] {
+        self.discs
+    }
+
     /// The seat whose disc is at (file, rank), if any.
     pub fn disc_at(&self, file: usize, rank: usize) -> Option<Seat> {
         let bit = 1u64 << (file * STRIDE + rank);

@@ -111,6 +111,11 @@ impl Hex {
         }
     }
 
+    /// Each seat's stones, bit `rank * 7 + file` (the batched environment's planes).
+    pub fn stones(&self) -> [Mask; 2] {
+        self.stones
+    }
+
     /// The seat whose stone is on cell index `cell`, if any.
     pub fn stone_at(&self, cell: usize) -> Option<Seat> {
         (0..2).find(|&s| self.stones[s] >> cell & 1 == 1)

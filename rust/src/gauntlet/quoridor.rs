@@ -275,6 +275,11 @@ impl Quoridor {
         self.pawns[seat]
     }
 
+    /// Anchors holding an `h` wall and a `v` wall (bit = anchor index `rank * 8 + file`).
+    pub fn walls(&self) -> [u64; 2] {
+        [self.h_walls, self.v_walls]
+    }
+
     pub fn walls_left(&self, seat: Seat) -> u8 {
         self.walls_left[seat]
     }

@@ -1,0 +1,118 @@
+"""`coworld.gymnasium.make(game, opponent=...)`: one seat of a coworld game as a
+single-agent Gymnasium environment (extra `rl`: `pip install coworld[rl]`).
+
+The learner plays `seat`; every other seat is played by the `opponent` baseline
+(default: the family's fallback baseline: fog `probe`, gauntlet `tactician`,
+Hanabi `conventions`) with the same per-decision stream as `coworld play`. The
+observation is the learner's tensor (docs/vecenv.md); the legal-action mask is
+`info["action_mask"]` (int8). The reward is the learner's score when the episode
+ends. An illegal action is, as for any coworld seat, replaced by the family's
+fallback move and recorded (`info["illegal"]`), unless `illegal="raise"`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from . import _core
+from .games import family_module
+from .games import game as make_game
+from .vecenv import action_names, encode
+
+
+def make(
+    game: str,
+    opponent: str | None = None,
+    *,
+    seat: int = 0,
+    config: Mapping[str, Any] | None = None,
+    illegal: Literal["fallback", "raise"] = "fallback",
+) -> CoworldEnv:
+    return CoworldEnv(game, opponent, seat=seat, config=config, illegal=illegal)
+
+
+class CoworldEnv(gym.Env):
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        game: str,
+        opponent: str | None = None,
+        *,
+        seat: int = 0,
+        config: Mapping[str, Any] | None = None,
+        illegal: Literal["fallback", "raise"] = "fallback",
+    ) -> None:
+        if game == "rotate":
+            # The same refusal (and message) as VecEnv's.
+            _core.VecEnv(game, 1, 1)
+        self.reducer = make_game({"game": game, **dict(config or {})})
+        probe = self.reducer.init(seed=1)
+        if not 0 <= seat < probe.num_seats:
+            raise _config_error(f"seat {seat} does not exist; seats are 0..{probe.num_seats - 1}")
+        self.fallback = family_module(probe.resolved_game).FALLBACK
+        self.opponent = opponent or self.fallback
+        if self.opponent not in probe.policy_names:
+            raise _config_error(
+                f"{self.opponent!r} is not a baseline of {game}; "
+                f"baselines: {', '.join(probe.policy_names)}",
+                "opponent",
+            )
+        if illegal not in ("fallback", "raise"):
+            raise _config_error("illegal is 'fallback' or 'raise'", "illegal")
+        self.seat, self.illegal = seat, illegal
+        self._names = action_names(probe)
+        obs, _ = encode(probe, seat)
+        self.observation_space = spaces.Box(0.0, 1.0, obs.shape, np.float32)
+        self.action_space = spaces.Discrete(len(self._names))
+        self.state: _core.State | None = None
+
+    def _advance(self) -> None:
+        assert self.state is not None
+        while not self.state.is_terminal and self.state.active_seat != self.seat:
+            self.state = self.state.apply(self.state.baseline_move(self.opponent))
+
+    def _observe(self, **extra: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        assert self.state is not None
+        obs, mask = encode(self.state, self.seat)
+        if self.state.is_terminal:
+            mask = np.zeros_like(mask)
+        return obs, {"action_mask": mask.astype(np.int8), **extra}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        engine_seed = int(self.np_random.integers(1, 2**31 - 1))
+        self.state = self.reducer.init(seed=engine_seed)
+        self._advance()
+        return self._observe()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        assert self.state is not None, "call reset() first"
+        if self.state.is_terminal:
+            raise RuntimeError("the episode is over: call reset()")
+        move = self._names[int(action)]
+        illegal = move not in self.state.legal_moves()
+        if illegal:
+            if self.illegal == "raise":
+                self.state.apply(move)  # raises coworld.IllegalMove with the legal moves
+            move = self.state.baseline_move(self.fallback)
+        self.state = self.state.apply(move)
+        self._advance()
+        results = self.state.results
+        done = results is not None
+        reward = float(results["score"][self.seat]) if results is not None else 0.0
+        obs, info = self._observe(illegal=illegal)
+        return obs, reward, done, False, info
+
+
+def _config_error(message: str, field: str = "seat") -> Exception:
+    from .errors import ConfigError
+
+    return ConfigError(message, field)

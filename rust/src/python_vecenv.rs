@@ -1,0 +1,169 @@
+//! The Python face of the batched environment (`coworld._core.VecEnv`): numpy
+//! buffers allocated once and written in place by [`crate::vecenv`] with the
+//! GIL released. It converts and maps errors; nothing else.
+
+use numpy::{
+    PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods,
+};
+use pyo3::prelude::*;
+
+use crate::python::{parse_config, to_pyerr, PyState};
+use crate::vecenv::{self, Buffers};
+
+/// n episodes of one game stepped in lockstep; see `coworld.VecEnv`.
+#[pyclass(module = "coworld._core", name = "VecEnv")]
+pub struct PyVecEnv {
+    env: vecenv::VecEnv,
+    #[pyo3(get)]
+    obs: Py<PyArrayDyn<f32>>,
+    #[pyo3(get)]
+    mask: Py<PyArray2<bool>>,
+    #[pyo3(get)]
+    rewards: Py<PyArray2<f32>>,
+    #[pyo3(get)]
+    terminated: Py<PyArray1<bool>>,
+    #[pyo3(get)]
+    truncated: Py<PyArray1<bool>>,
+    #[pyo3(get)]
+    seat: Py<PyArray1<i64>>,
+    #[pyo3(get)]
+    ending: Py<PyArray1<i8>>,
+    #[pyo3(get)]
+    plies: Py<PyArray1<i32>>,
+}
+
+impl PyVecEnv {
+    /// Run `f` on the core env and every buffer, with the GIL released.
+    fn with_buffers<T: Send>(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut vecenv::VecEnv, &mut Buffers) -> T + Send,
+    ) -> PyResult<T> {
+        let mut obs = self.obs.bind(py).readwrite();
+        let mut mask = self.mask.bind(py).readwrite();
+        let mut rewards = self.rewards.bind(py).readwrite();
+        let mut terminated = self.terminated.bind(py).readwrite();
+        let mut truncated = self.truncated.bind(py).readwrite();
+        let mut seat = self.seat.bind(py).readwrite();
+        let mut ending = self.ending.bind(py).readwrite();
+        let mut plies = self.plies.bind(py).readwrite();
+        let mut b = Buffers {
+            obs: obs.as_slice_mut()?,
+            mask: mask.as_slice_mut()?,
+            rewards: rewards.as_slice_mut()?,
+            terminated: terminated.as_slice_mut()?,
+            truncated: truncated.as_slice_mut()?,
+            seat: seat.as_slice_mut()?,
+            ending: ending.as_slice_mut()?,
+            plies: plies.as_slice_mut()?,
+        };
+        let env = &mut self.env;
+        Ok(py.detach(move || f(env, &mut b)))
+    }
+}
+
+#[pymethods]
+impl PyVecEnv {
+    #[new]
+    #[pyo3(signature = (game, n, seed, opponents=None, config=None, threads=None))]
+    fn new(
+        py: Python<'_>,
+        game: &str,
+        n: usize,
+        seed: i64,
+        opponents: Option<Vec<Option<String>>>,
+        config: Option<&str>,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
+        let config = parse_config(config)?;
+        let opponents = opponents.unwrap_or_default();
+        let env =
+            vecenv::VecEnv::new(game, &config, n, seed, &opponents, threads).map_err(to_pyerr)?;
+        let mut shape = vec![n];
+        shape.extend(env.obs_shape());
+        let (actions, seats) = (env.num_actions(), env.num_seats());
+        Ok(PyVecEnv {
+            obs: PyArrayDyn::zeros(py, shape, false).unbind(),
+            mask: PyArray2::zeros(py, [n, actions], false).unbind(),
+            rewards: PyArray2::zeros(py, [n, seats], false).unbind(),
+            terminated: PyArray1::zeros(py, n, false).unbind(),
+            truncated: PyArray1::zeros(py, n, false).unbind(),
+            seat: PyArray1::zeros(py, n, false).unbind(),
+            ending: PyArray1::zeros(py, n, false).unbind(),
+            plies: PyArray1::zeros(py, n, false).unbind(),
+            env,
+        })
+    }
+
+    /// Start a fresh episode in every env (episode counters restart at 0).
+    fn reset(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.with_buffers(py, |env, b| env.reset(b))?
+            .map_err(to_pyerr)
+    }
+
+    /// Apply one action id per env; every buffer is rewritten in place.
+    fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+        let actions = actions.as_slice()?;
+        self.with_buffers(py, |env, b| env.step(actions, b))?
+            .map_err(to_pyerr)
+    }
+
+    /// A uniformly random legal action id per env (each env has its own stream).
+    fn sample_legal<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let out = PyArray1::<i64>::zeros(py, self.env.num_envs(), false);
+        {
+            let mut w = out.readwrite();
+            let slice = w.as_slice_mut()?;
+            let env = &mut self.env;
+            py.detach(|| env.sample_legal(slice)).map_err(to_pyerr)?;
+        }
+        Ok(out)
+    }
+
+    #[getter]
+    fn game(&self) -> &'static str {
+        self.env.game_id()
+    }
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.env.num_envs()
+    }
+    #[getter]
+    fn num_seats(&self) -> usize {
+        self.env.num_seats()
+    }
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.env.num_actions()
+    }
+    #[getter]
+    fn obs_shape(&self) -> Vec<usize> {
+        self.env.obs_shape()
+    }
+    #[getter]
+    fn action_names(&self) -> Vec<String> {
+        self.env.action_names()
+    }
+    #[getter]
+    fn learner_seats(&self) -> Vec<usize> {
+        self.env.learner_seats()
+    }
+}
+
+/// An observation tensor and a legal-action mask.
+type Encoded<'py> = (Bound<'py, PyArrayDyn<f32>>, Bound<'py, PyArray1<bool>>);
+
+/// The observation tensor of `seat` and the active seat's legal-action mask in a state.
+#[pyfunction]
+pub fn encode<'py>(py: Python<'py>, state: &PyState, seat: usize) -> PyResult<Encoded<'py>> {
+    let (shape, obs, mask) = vecenv::encode(&state.0, seat).map_err(to_pyerr)?;
+    let obs = PyArray1::from_vec(py, obs).reshape(shape)?;
+    debug_assert!(obs.is_contiguous());
+    Ok((obs, PyArray1::from_vec(py, mask)))
+}
+
+/// The canonical move text of every action id of a state's game, in id order.
+#[pyfunction]
+pub fn action_names(state: &PyState) -> Vec<String> {
+    vecenv::action_names_of(&state.0)
+}

@@ -1,0 +1,566 @@
+//! The batched environment: n episodes of one game stepped in lockstep.
+//!
+//! Each env holds one live episode. `step` applies one action per env for the
+//! seat to move, lets the built-in opponents (if any) answer until a learner
+//! seat is to move again, and when an episode ends records its score and starts
+//! the next one at once (automatic reset). Env `i`'s `k`-th episode is played on
+//! `episode_seed(seed, k * n + i)` and every baseline decision draws from the
+//! same per-decision stream as in `simulate` and `coworld play`, so results are
+//! the same for any thread count. docs/vecenv.md is the user's guide.
+
+pub mod tensor;
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::error::{CoreError, CoreResult};
+use crate::game::{Game, Seat};
+use crate::policy::Player;
+use crate::registry::{AnyState, State};
+use crate::rng::{episode_seed, Rng};
+use tensor::Tensor;
+
+/// The output buffers of one batch (numpy arrays on the Python side), row-major.
+pub struct Buffers<'a> {
+    /// `n * obs_len`: the observation of the seat to move.
+    pub obs: &'a mut [f32],
+    /// `n * num_actions`: its legal actions.
+    pub mask: &'a mut [bool],
+    /// `n * seats`: each seat's score when the step ended an episode, else 0.
+    pub rewards: &'a mut [f32],
+    pub terminated: &'a mut [bool],
+    /// Always false: every episode ends by the game's own rules (ply caps are rules).
+    pub truncated: &'a mut [bool],
+    /// The seat to move in the env's live episode.
+    pub seat: &'a mut [i64],
+    /// Ending code of the episode the step finished (`Ending::code`), else -1.
+    pub ending: &'a mut [i8],
+    /// Plies of the episode the step finished, else 0.
+    pub plies: &'a mut [i32],
+}
+
+/// One env's slice of every buffer.
+struct Out<'a> {
+    obs: &'a mut [f32],
+    mask: &'a mut [bool],
+    rewards: &'a mut [f32],
+    terminated: &'a mut bool,
+    truncated: &'a mut bool,
+    seat: &'a mut i64,
+    ending: &'a mut i8,
+    plies: &'a mut i32,
+}
+
+/// One env: its live episode and its own streams.
+#[derive(Clone)]
+struct Slot<G: Game> {
+    index: usize,
+    game: G,
+    seed: i64,
+    /// Episodes this env has started since the last reset.
+    episodes: u64,
+    /// The stream `sample_legal` draws from.
+    rng: Rng,
+    /// The live episode's legal action ids, as bits (checked against every action).
+    legal: Vec<u64>,
+    scratch: Vec<G::Move>,
+}
+
+/// The batch for one game type.
+pub struct Envs<G: Tensor> {
+    id: &'static str,
+    config: Value,
+    base_seed: i64,
+    /// Envs in the batch (the slots are moved out while a step runs).
+    n: usize,
+    template: G,
+    /// `Tensor::reseeded` builds this batch's episodes exactly as the registry does.
+    direct: bool,
+    /// `reset` has run: every env holds a live episode.
+    started: bool,
+    slots: Vec<Slot<G>>,
+    /// Per seat: `None` for a learner seat, else the baseline (with its parameters) that plays it.
+    opponents: Vec<Option<Player<G>>>,
+    num_actions: usize,
+    obs_len: usize,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl<G: Tensor> Envs<G> {
+    fn new(
+        id: &'static str,
+        config: &Value,
+        n: usize,
+        seed: i64,
+        opponents: &[Option<String>],
+        threads: Option<usize>,
+    ) -> CoreResult<Self> {
+        let first = episode_seed(seed, 0);
+        let template = Self::build(id, config, first)?;
+        // A setting that pins the start (a forced Hanabi deal) makes the direct
+        // build differ from the registry's: then every episode goes through it.
+        let direct = template.reseeded(first).is_some_and(|g| g == template);
+        let seats = template.num_seats();
+        let opponents = resolve_opponents(&template, opponents, seats)?;
+        let num_actions = template.num_actions();
+        let obs_len = template.obs_shape().iter().product();
+        let words = num_actions.div_ceil(64);
+        let slots = (0..n)
+            .map(|index| Slot {
+                index,
+                game: template.clone(),
+                seed: 0,
+                episodes: 0,
+                rng: Rng::new(0),
+                legal: vec![0; words],
+                scratch: Vec::new(),
+            })
+            .collect();
+        let pool = match threads {
+            Some(1) => None,
+            t => Some(crate::simulate::pool(t.unwrap_or(0))?),
+        };
+        Ok(Envs {
+            id,
+            config: config.clone(),
+            base_seed: seed,
+            n,
+            template,
+            direct,
+            started: false,
+            slots,
+            opponents,
+            num_actions,
+            obs_len,
+            pool,
+        })
+    }
+
+    fn build(id: &'static str, config: &Value, seed: i64) -> CoreResult<G> {
+        G::from_any(State::new(id, config, seed)?.inner)
+            .ok_or_else(|| CoreError::config("game", format!("{id} changed type")))
+    }
+
+    fn fresh(&self, seed: i64) -> G {
+        if G::SEED_FREE_START {
+            return self.template.clone();
+        }
+        if self.direct {
+            return self
+                .template
+                .reseeded(seed)
+                .expect("checked at construction");
+        }
+        Self::build(self.id, &self.config, seed).expect("the config was checked at construction")
+    }
+
+    /// Start env `slot`'s next episode and play the opponents up to a learner decision.
+    fn start(&self, slot: &mut Slot<G>) {
+        loop {
+            let k = slot.episodes * self.n as u64 + slot.index as u64;
+            slot.seed = episode_seed(self.base_seed, k);
+            slot.episodes += 1;
+            slot.game = self.fresh(slot.seed);
+            self.play_opponents(slot);
+            // An episode the opponents finish before any learner decides has no
+            // decision to credit: it is played out and the next one starts.
+            if !slot.game.is_terminal() {
+                return;
+            }
+        }
+    }
+
+    fn play_opponents(&self, slot: &mut Slot<G>) {
+        while let Some(seat) = slot.game.active_seat() {
+            let Some(player) = &self.opponents[seat] else {
+                return;
+            };
+            let mut rng = Rng::for_decision(slot.seed, slot.game.plies());
+            let mv = player.choose(&slot.game, &mut rng);
+            slot.game.apply(mv);
+        }
+    }
+
+    /// Write the observation, mask and seat of a live episode.
+    fn observe(&self, slot: &mut Slot<G>, out: &mut Out) {
+        let seat = slot
+            .game
+            .active_seat()
+            .expect("a live episode has a seat to move");
+        slot.game.write_obs(seat, out.obs);
+        out.mask.fill(false);
+        slot.legal.fill(0);
+        let legal = &mut slot.legal;
+        slot.game.legal_ids(&mut slot.scratch, |a| {
+            out.mask[a] = true;
+            legal[a >> 6] |= 1 << (a & 63);
+        });
+        *out.seat = seat as i64;
+    }
+
+    fn reset_one(&self, slot: &mut Slot<G>, mut out: Out) {
+        slot.episodes = 0;
+        slot.rng = Rng::new(self.base_seed ^ (slot.index as i64).wrapping_mul(0x2545_F491));
+        self.start(slot);
+        out.rewards.fill(0.0);
+        *out.terminated = false;
+        *out.truncated = false;
+        *out.ending = -1;
+        *out.plies = 0;
+        self.observe(slot, &mut out);
+    }
+
+    fn step_one(&self, slot: &mut Slot<G>, action: usize, mut out: Out) {
+        let mv = slot
+            .game
+            .move_of(action)
+            .expect("actions are checked first");
+        slot.game.apply(mv);
+        self.play_opponents(slot);
+        *out.truncated = false;
+        match slot.game.outcome() {
+            Some(o) => {
+                for (r, &s) in out.rewards.iter_mut().zip(&o.score) {
+                    *r = s as f32;
+                }
+                *out.terminated = true;
+                *out.ending = o.ending.code() as i8;
+                *out.plies = slot.game.plies() as i32;
+                self.start(slot);
+            }
+            None => {
+                out.rewards.fill(0.0);
+                *out.terminated = false;
+                *out.ending = -1;
+                *out.plies = 0;
+            }
+        }
+        self.observe(slot, &mut out);
+    }
+
+    /// Every env's slices of `b`, in env order.
+    fn outs<'a>(&self, b: &'a mut Buffers) -> impl Iterator<Item = Out<'a>> {
+        let seats = self.template.num_seats();
+        b.obs
+            .chunks_mut(self.obs_len)
+            .zip(b.mask.chunks_mut(self.num_actions))
+            .zip(b.rewards.chunks_mut(seats))
+            .zip(b.terminated.iter_mut())
+            .zip(b.truncated.iter_mut())
+            .zip(b.seat.iter_mut())
+            .zip(b.ending.iter_mut())
+            .zip(b.plies.iter_mut())
+            .map(
+                |(((((((obs, mask), rewards), terminated), truncated), seat), ending), plies)| {
+                    Out {
+                        obs,
+                        mask,
+                        rewards,
+                        terminated,
+                        truncated,
+                        seat,
+                        ending,
+                        plies,
+                    }
+                },
+            )
+    }
+
+    /// Run `f` on every env with its slices, on the pool when there is one.
+    fn each<F>(&mut self, b: &mut Buffers, f: F)
+    where
+        F: Fn(&Self, &mut Slot<G>, usize, Out) + Sync,
+    {
+        let outs = self.outs(b);
+        let mut slots = std::mem::take(&mut self.slots);
+        let this = &*self;
+        match &this.pool {
+            None => {
+                for (i, (slot, out)) in slots.iter_mut().zip(outs).enumerate() {
+                    f(this, slot, i, out);
+                }
+            }
+            Some(pool) => pool.install(|| {
+                slots
+                    .par_iter_mut()
+                    .zip(outs.collect::<Vec<_>>())
+                    .enumerate()
+                    .for_each(|(i, (slot, out))| f(this, slot, i, out));
+            }),
+        }
+        self.slots = slots;
+    }
+
+    fn check_buffers(&self, b: &Buffers) -> CoreResult<()> {
+        let n = self.n;
+        let seats = self.template.num_seats();
+        let ok = b.obs.len() == n * self.obs_len
+            && b.mask.len() == n * self.num_actions
+            && b.rewards.len() == n * seats
+            && [b.terminated.len(), b.truncated.len()] == [n, n]
+            && [b.seat.len(), b.ending.len(), b.plies.len()] == [n, n, n];
+        ok.then_some(())
+            .ok_or_else(|| CoreError::config("buffers", "buffer sizes do not match the batch"))
+    }
+
+    fn reset(&mut self, b: &mut Buffers) -> CoreResult<()> {
+        self.check_buffers(b)?;
+        self.each(b, |env, slot, _, out| env.reset_one(slot, out));
+        self.started = true;
+        Ok(())
+    }
+
+    fn step(&mut self, actions: &[i64], b: &mut Buffers) -> CoreResult<()> {
+        self.check_started()?;
+        self.check_buffers(b)?;
+        self.check_actions(actions)?;
+        self.each(b, |env, slot, i, out| {
+            env.step_one(slot, actions[i] as usize, out)
+        });
+        Ok(())
+    }
+
+    fn check_started(&self) -> CoreResult<()> {
+        self.started
+            .then_some(())
+            .ok_or_else(|| CoreError::config("reset", "call reset() before stepping or sampling"))
+    }
+
+    /// Every action must be legal in its env before any env moves.
+    fn check_actions(&self, actions: &[i64]) -> CoreResult<()> {
+        if actions.len() != self.slots.len() {
+            return Err(CoreError::config(
+                "actions",
+                format!(
+                    "one action per env: {} envs, {} actions",
+                    self.slots.len(),
+                    actions.len()
+                ),
+            ));
+        }
+        for (slot, &a) in self.slots.iter().zip(actions) {
+            let legal = (0..self.num_actions as i64).contains(&a)
+                && slot.legal[a as usize >> 6] >> (a & 63) & 1 == 1;
+            if !legal {
+                return Err(self.illegal(slot, a));
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn illegal(&self, slot: &Slot<G>, a: i64) -> CoreError {
+        let name = usize::try_from(a)
+            .ok()
+            .and_then(|a| slot.game.move_of(a))
+            .map_or_else(|| "no move".to_string(), |m| slot.game.move_name(m));
+        CoreError::illegal(
+            &a.to_string(),
+            format!(
+                "env {}: action {a} ({name}) is not legal for seat {}; actions are 0..{}",
+                slot.index,
+                slot.game.active_seat().unwrap_or(0),
+                self.num_actions
+            ),
+            vec![],
+        )
+    }
+
+    /// A uniformly random legal action per env, from its own stream.
+    fn sample_legal(&mut self, out: &mut [i64]) -> CoreResult<()> {
+        self.check_started()?;
+        for (slot, o) in self.slots.iter_mut().zip(out.iter_mut()) {
+            let count: u32 = slot.legal.iter().map(|w| w.count_ones()).sum();
+            let mut k = slot.rng.below(count as usize) as u32;
+            for (wi, &w) in slot.legal.iter().enumerate() {
+                let c = w.count_ones();
+                if k < c {
+                    *o = (wi * 64) as i64 + crate::kernels::select::select64(w, k) as i64;
+                    break;
+                }
+                k -= c;
+            }
+        }
+        Ok(())
+    }
+
+    fn action_names(&self) -> Vec<String> {
+        let g = &self.template;
+        (0..self.num_actions)
+            .map(|a| g.move_name(g.move_of(a).expect("ids below num_actions name moves")))
+            .collect()
+    }
+}
+
+/// Per seat: `None` for a learner, else the named baseline. At least one learner.
+/// The one place the batched environment looks a baseline up by name.
+fn resolve_opponents<G: Tensor>(
+    g: &G,
+    names: &[Option<String>],
+    seats: usize,
+) -> CoreResult<Vec<Option<Player<G>>>> {
+    if names.is_empty() {
+        return Ok(vec![None; seats]);
+    }
+    if names.len() != seats {
+        return Err(CoreError::config(
+            "opponents",
+            format!(
+                "{} has {seats} seats: give one entry per seat (None for a learner), got {}",
+                g.id(),
+                names.len()
+            ),
+        ));
+    }
+    if names.iter().all(Option::is_some) {
+        return Err(CoreError::config(
+            "opponents",
+            "every seat is a baseline: leave at least one seat None for the learner",
+        ));
+    }
+    names
+        .iter()
+        .map(|n| n.as_deref().map(Player::new).transpose())
+        .collect()
+}
+
+macro_rules! vec_envs {
+    ($($variant:ident($ty:ty)),* $(,)?) => {
+        /// A batch of any game.
+        pub enum VecEnv { $($variant(Envs<$ty>)),* }
+
+        macro_rules! each_env {
+            ($e:expr, $v:ident => $body:expr) => {
+                match $e { $(VecEnv::$variant($v) => $body),* }
+            };
+        }
+
+        impl VecEnv {
+            fn of(
+                state: &AnyState,
+                id: &'static str,
+                config: &Value,
+                n: usize,
+                seed: i64,
+                opponents: &[Option<String>],
+                threads: Option<usize>,
+            ) -> CoreResult<VecEnv> {
+                Ok(match state {
+                    $(AnyState::$variant(_) => {
+                        VecEnv::$variant(Envs::new(id, config, n, seed, opponents, threads)?)
+                    })*
+                })
+            }
+        }
+    };
+}
+
+vec_envs! {
+    ConnectFour(crate::gauntlet::connect_four::ConnectFour),
+    Breakthrough(crate::gauntlet::breakthrough::Breakthrough),
+    Hex(crate::gauntlet::hex::Hex),
+    Quoridor(crate::gauntlet::quoridor::Quoridor),
+    Fog(crate::fog::FogState),
+    Hanabi(crate::hanabi::Hanabi),
+}
+
+impl VecEnv {
+    /// `n` envs of `game`. `opponents` is empty (every seat a learner) or one
+    /// entry per seat; `threads` None uses every core.
+    pub fn new(
+        game: &str,
+        config: &Value,
+        n: usize,
+        seed: i64,
+        opponents: &[Option<String>],
+        threads: Option<usize>,
+    ) -> CoreResult<VecEnv> {
+        if game == "rotate" {
+            return Err(CoreError::config(
+                "game",
+                "rotate plays a different game each episode, so it has no one action space; \
+                 make a VecEnv of one of its games: connect-four, breakthrough, hex, quoridor",
+            ));
+        }
+        if n == 0 {
+            return Err(CoreError::config("n", "a batch needs at least one env"));
+        }
+        let probe = State::new(game, config, crate::rng::resolve_seed(seed))?;
+        VecEnv::of(
+            &probe.inner,
+            probe.requested,
+            config,
+            n,
+            seed,
+            opponents,
+            threads,
+        )
+    }
+
+    pub fn num_envs(&self) -> usize {
+        each_env!(self, e => e.slots.len())
+    }
+    pub fn num_seats(&self) -> usize {
+        each_env!(self, e => e.template.num_seats())
+    }
+    pub fn num_actions(&self) -> usize {
+        each_env!(self, e => e.num_actions)
+    }
+    pub fn obs_shape(&self) -> Vec<usize> {
+        each_env!(self, e => e.template.obs_shape())
+    }
+    pub fn game_id(&self) -> &'static str {
+        each_env!(self, e => e.id)
+    }
+    /// The canonical move text of every action id, in id order.
+    pub fn action_names(&self) -> Vec<String> {
+        each_env!(self, e => e.action_names())
+    }
+    /// Seats played by the learner (every seat without an opponent).
+    pub fn learner_seats(&self) -> Vec<Seat> {
+        each_env!(self, e => (0..e.opponents.len()).filter(|&s| e.opponents[s].is_none()).collect())
+    }
+    pub fn reset(&mut self, b: &mut Buffers) -> CoreResult<()> {
+        each_env!(self, e => e.reset(b))
+    }
+    pub fn step(&mut self, actions: &[i64], b: &mut Buffers) -> CoreResult<()> {
+        each_env!(self, e => e.step(actions, b))
+    }
+    pub fn sample_legal(&mut self, out: &mut [i64]) -> CoreResult<()> {
+        each_env!(self, e => e.sample_legal(out))
+    }
+}
+
+/// The tensors of one registry state: observation of `seat` and the active seat's mask.
+pub fn encode(state: &State, seat: Seat) -> CoreResult<(Vec<usize>, Vec<f32>, Vec<bool>)> {
+    if seat >= state.num_seats() {
+        return Err(CoreError::config(
+            "seat",
+            format!("seat {seat} does not exist"),
+        ));
+    }
+    fn of<G: Tensor>(g: &G, seat: Seat) -> (Vec<usize>, Vec<f32>, Vec<bool>) {
+        let shape = g.obs_shape();
+        let mut obs = vec![0.0; shape.iter().product()];
+        g.write_obs(seat, &mut obs);
+        let mut mask = vec![false; g.num_actions()];
+        g.legal_ids(&mut Vec::new(), |a| mask[a] = true);
+        (shape, obs, mask)
+    }
+    Ok(crate::registry::dispatch!(&state.inner, g => of(g, seat)))
+}
+
+/// The action id of a move text in this state's game (the move need not be legal here).
+pub fn action_names_of(state: &State) -> Vec<String> {
+    fn of<G: Tensor>(g: &G) -> Vec<String> {
+        (0..g.num_actions())
+            .map(|a| g.move_name(g.move_of(a).expect("ids below num_actions name moves")))
+            .collect()
+    }
+    crate::registry::dispatch!(&state.inner, g => of(g))
+}
+
+#[cfg(test)]
+mod tests;

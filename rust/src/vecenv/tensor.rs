@@ -1,0 +1,474 @@
+//! Every game as tensors: a fixed action space (ids <-> canonical moves), the
+//! legal-action mask, and a per-seat observation built from what that seat's
+//! `view_for` holds and nothing else. docs/vecenv.md documents every layout.
+//!
+//! Observations are written from the seat's point of view in ABSOLUTE board
+//! coordinates (rank-major, a1 first), with a constant plane saying which seat
+//! observes, so action ids mean the same cells for both seats.
+
+use crate::fog::knowledge::seen_empty;
+use crate::fog::FogState;
+use crate::game::{Game, Seat};
+use crate::gauntlet::breakthrough::{self, Breakthrough, Step};
+use crate::gauntlet::connect_four::{self, ConnectFour};
+use crate::gauntlet::hex::{self, Hex};
+use crate::gauntlet::quoridor::{self, Quoridor};
+use crate::hanabi::knowledge::{bit, NUM_IDS};
+use crate::hanabi::{hand_size, Hanabi, HanabiMove, MAX_FUSES, MAX_HAND, MAX_HINTS};
+use crate::registry::AnyState;
+
+/// A game with a fixed action space and observation tensors.
+pub trait Tensor: Game + PartialEq {
+    /// The game state inside a registry state, if it is this type.
+    fn from_any(state: AnyState) -> Option<Self>;
+    /// Size of the action space (fixed for a game id and its config).
+    fn num_actions(&self) -> usize;
+    /// The id of a move.
+    fn action_of(&self, mv: Self::Move) -> usize;
+    /// The move an id names (`None`: the id is out of range).
+    fn move_of(&self, action: usize) -> Option<Self::Move>;
+    /// Shape of one observation (its product is the tensor's length).
+    fn obs_shape(&self) -> Vec<usize>;
+    /// Write `seat`'s observation into `out` (every entry is written).
+    fn write_obs(&self, seat: Seat, out: &mut [f32]);
+    /// A fresh episode on `seed` built directly, without the registry's config
+    /// (`None`: build it through the registry). Used only when it reproduces
+    /// the registry's state for the batch's first seed.
+    fn reseeded(&self, seed: i64) -> Option<Self> {
+        let _ = seed;
+        None
+    }
+    /// Call `f` with the id of every legal move of the seat to move (any order).
+    fn legal_ids(&self, scratch: &mut Vec<Self::Move>, mut f: impl FnMut(usize)) {
+        self.legal_moves_into(scratch);
+        for &mv in scratch.iter() {
+            f(self.action_of(mv));
+        }
+    }
+}
+
+/// Fill plane `p` (of `cells` entries) from the bits of `m`: 1.0 where set.
+#[inline]
+fn plane(out: &mut [f32], p: usize, cells: usize, m: u128) {
+    let plane = &mut out[p * cells..(p + 1) * cells];
+    plane.fill(0.0);
+    for_bits(m, |c| plane[c] = 1.0);
+}
+
+/// Call `f` with the index of every set bit of `m`, lowest first.
+#[inline]
+pub(crate) fn for_bits(m: u128, mut f: impl FnMut(usize)) {
+    let (mut lo, mut hi) = (m as u64, (m >> 64) as u64);
+    while lo != 0 {
+        f(lo.trailing_zeros() as usize);
+        lo &= lo - 1;
+    }
+    while hi != 0 {
+        f(64 + hi.trailing_zeros() as usize);
+        hi &= hi - 1;
+    }
+}
+
+/// Fill plane `p` with a constant.
+#[inline]
+fn constant(out: &mut [f32], p: usize, cells: usize, value: f32) {
+    out[p * cells..(p + 1) * cells].fill(value);
+}
+
+/// Two-seat boards: [own, opponent, seat is 1] over `cells` cells in rank-major order.
+fn two_seat_board(out: &mut [f32], cells: usize, own: u128, opp: u128, seat: Seat) {
+    plane(out, 0, cells, own);
+    plane(out, 1, cells, opp);
+    constant(out, 2, cells, seat as f32);
+}
+
+impl Tensor for ConnectFour {
+    fn from_any(state: AnyState) -> Option<Self> {
+        match state {
+            AnyState::ConnectFour(g) => Some(g),
+            _ => None,
+        }
+    }
+    /// One id per file: 0 is `a`.
+    fn num_actions(&self) -> usize {
+        connect_four::FILES
+    }
+    fn action_of(&self, file: u8) -> usize {
+        file as usize
+    }
+    fn move_of(&self, action: usize) -> Option<u8> {
+        (action < connect_four::FILES).then_some(action as u8)
+    }
+    fn obs_shape(&self) -> Vec<usize> {
+        vec![3, connect_four::RANKS, connect_four::FILES]
+    }
+    /// Planes [own, opponent, seat]; entry (rank, file), rank 1 first.
+    fn write_obs(&self, seat: Seat, out: &mut [f32]) {
+        let (files, ranks) = (connect_four::FILES, connect_four::RANKS);
+        let cells = files * ranks;
+        let discs = self.discs();
+        out[..2 * cells].fill(0.0);
+        // The engine stores file-major with a spare bit per file; planes are rank-major.
+        for (p, m) in [discs[seat], discs[1 - seat]].into_iter().enumerate() {
+            for_bits(m as u128, |b| {
+                out[p * cells + (b % (ranks + 1)) * files + b / (ranks + 1)] = 1.0;
+            });
+        }
+        constant(out, 2, cells, seat as f32);
+    }
+    /// A file is open while its top cell is empty.
+    fn legal_ids(&self, _: &mut Vec<u8>, mut f: impl FnMut(usize)) {
+        if self.active_seat().is_some() {
+            let [a, b] = self.discs();
+            let ranks = connect_four::RANKS;
+            for file in 0..connect_four::FILES {
+                if (a | b) >> (file * (ranks + 1) + ranks - 1) & 1 == 0 {
+                    f(file);
+                }
+            }
+        }
+    }
+}
+
+impl Tensor for Hex {
+    fn from_any(state: AnyState) -> Option<Self> {
+        match state {
+            AnyState::Hex(g) => Some(g),
+            _ => None,
+        }
+    }
+    /// One id per cell, `rank * 7 + file` (a1 is 0, g7 is 48).
+    fn num_actions(&self) -> usize {
+        hex::SIZE * hex::SIZE
+    }
+    fn action_of(&self, cell: u8) -> usize {
+        cell as usize
+    }
+    fn move_of(&self, action: usize) -> Option<u8> {
+        (action < hex::SIZE * hex::SIZE).then_some(action as u8)
+    }
+    fn obs_shape(&self) -> Vec<usize> {
+        vec![3, hex::SIZE, hex::SIZE]
+    }
+    fn legal_ids(&self, _: &mut Vec<u8>, f: impl FnMut(usize)) {
+        if self.active_seat().is_some() {
+            let s = self.stones();
+            let board = (1u128 << (hex::SIZE * hex::SIZE)) - 1;
+            for_bits(board & !s[0] & !s[1], f);
+        }
+    }
+    /// Planes [own, opponent, seat]; entry (rank, file).
+    fn write_obs(&self, seat: Seat, out: &mut [f32]) {
+        let s = self.stones();
+        two_seat_board(out, hex::SIZE * hex::SIZE, s[seat], s[1 - seat], seat);
+    }
+}
+
+/// Breakthrough's action space: every step a piece could ever take (one rank
+/// forward for either seat, straight or diagonal, on the board), ordered by
+/// origin cell, then destination cell.
+fn breakthrough_steps() -> &'static (Vec<Step>, Vec<u16>) {
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<(Vec<Step>, Vec<u16>)> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let (files, ranks) = (breakthrough::FILES as i32, breakthrough::RANKS as i32);
+        let cells = (files * ranks) as usize;
+        let mut steps = Vec::new();
+        let mut ids = vec![u16::MAX; cells * cells];
+        for from in 0..cells as i32 {
+            let (f, r) = (from % files, from / files);
+            let mut targets: Vec<i32> = Vec::new();
+            for dr in [-1, 1] {
+                for df in [-1, 0, 1] {
+                    let (nf, nr) = (f + df, r + dr);
+                    if (0..files).contains(&nf) && (0..ranks).contains(&nr) {
+                        targets.push(nr * files + nf);
+                    }
+                }
+            }
+            targets.sort_unstable();
+            for to in targets {
+                ids[from as usize * cells + to as usize] = steps.len() as u16;
+                steps.push(Step {
+                    from: from as u8,
+                    to: to as u8,
+                });
+            }
+        }
+        (steps, ids)
+    })
+}
+
+impl Tensor for Breakthrough {
+    fn from_any(state: AnyState) -> Option<Self> {
+        match state {
+            AnyState::Breakthrough(g) => Some(g),
+            _ => None,
+        }
+    }
+    fn num_actions(&self) -> usize {
+        breakthrough_steps().0.len()
+    }
+    fn action_of(&self, mv: Step) -> usize {
+        let cells = breakthrough::FILES * breakthrough::RANKS;
+        breakthrough_steps().1[mv.from as usize * cells + mv.to as usize] as usize
+    }
+    fn move_of(&self, action: usize) -> Option<Step> {
+        breakthrough_steps().0.get(action).copied()
+    }
+    fn obs_shape(&self) -> Vec<usize> {
+        vec![3, breakthrough::RANKS, breakthrough::FILES]
+    }
+    /// Planes [own, opponent, seat]; entry (rank, file).
+    fn write_obs(&self, seat: Seat, out: &mut [f32]) {
+        let p = self.pieces();
+        let cells = breakthrough::FILES * breakthrough::RANKS;
+        two_seat_board(out, cells, p[seat] as u128, p[1 - seat] as u128, seat);
+    }
+}
+
+impl Tensor for Quoridor {
+    fn from_any(state: AnyState) -> Option<Self> {
+        match state {
+            AnyState::Quoridor(g) => Some(g),
+            _ => None,
+        }
+    }
+    /// The engine's move code: 0..81 pawn cells, 81 + anchor `h` walls, 145 + anchor `v` walls.
+    fn num_actions(&self) -> usize {
+        let s = quoridor::SIZE;
+        s * s + 2 * (s - 1) * (s - 1)
+    }
+    fn action_of(&self, mv: u8) -> usize {
+        mv as usize
+    }
+    fn move_of(&self, action: usize) -> Option<u8> {
+        (action < self.num_actions()).then_some(action as u8)
+    }
+    fn obs_shape(&self) -> Vec<usize> {
+        vec![7, quoridor::SIZE, quoridor::SIZE]
+    }
+    /// Planes [own pawn, opponent pawn, h walls, v walls, own walls left / 10,
+    /// opponent walls left / 10, seat]; a wall sits at its anchor (rank, file)
+    /// (the 8 x 8 anchors in the low corner of the 9 x 9 plane).
+    fn write_obs(&self, seat: Seat, out: &mut [f32]) {
+        let s = quoridor::SIZE;
+        let cells = s * s;
+        plane(out, 0, cells, 1u128 << self.pawn(seat));
+        plane(out, 1, cells, 1u128 << self.pawn(1 - seat));
+        let spread = |anchors: u64| -> u128 {
+            let mut m = 0u128;
+            for a in 0..(s - 1) * (s - 1) {
+                let (f, r) = (a % (s - 1), a / (s - 1));
+                m |= ((anchors >> a & 1) as u128) << (r * s + f);
+            }
+            m
+        };
+        let [h, v] = self.walls();
+        plane(out, 2, cells, spread(h));
+        plane(out, 3, cells, spread(v));
+        let left = |seat: Seat| self.walls_left(seat) as f32 / quoridor::WALLS as f32;
+        constant(out, 4, cells, left(seat));
+        constant(out, 5, cells, left(1 - seat));
+        constant(out, 6, cells, seat as f32);
+    }
+}
+
+impl Tensor for FogState {
+    fn from_any(state: AnyState) -> Option<Self> {
+        match state {
+            AnyState::Fog(g) => Some(g),
+            _ => None,
+        }
+    }
+    /// One id per cell (`rank * n + file`); with sensing, `anchor * n^2 + cell`.
+    fn num_actions(&self) -> usize {
+        let cells = self.size() * self.size();
+        if self.variant().sense > 0 {
+            cells * cells
+        } else {
+            cells
+        }
+    }
+    fn action_of(&self, mv: crate::fog::Attempt) -> usize {
+        let cells = self.size() * self.size();
+        mv.anchor.map_or(0, |a| a as usize * cells) + mv.cell as usize
+    }
+    fn move_of(&self, action: usize) -> Option<crate::fog::Attempt> {
+        let cells = self.size() * self.size();
+        (action < self.num_actions()).then(|| crate::fog::Attempt {
+            anchor: (self.variant().sense > 0).then_some((action / cells) as u8),
+            cell: (action % cells) as u8,
+        })
+    }
+    fn obs_shape(&self) -> Vec<usize> {
+        vec![4, self.size(), self.size()]
+    }
+    fn legal_ids(&self, _: &mut Vec<crate::fog::Attempt>, mut f: impl FnMut(usize)) {
+        let Some(seat) = self.active_seat() else {
+            return;
+        };
+        let cells = self.legal_attempts(seat);
+        if self.variant().sense == 0 {
+            return for_bits(cells, f);
+        }
+        let n2 = self.size() * self.size();
+        for_bits(self.legal_anchors(), |a| for_bits(cells, |c| f(a * n2 + c)));
+    }
+    /// Planes [own stones, proven opponent stones, seen empty (sensing variants;
+    /// still neither own nor proven), seat]: the seat's knowledge only.
+    fn write_obs(&self, seat: Seat, out: &mut [f32]) {
+        let k = self.knowledge(seat);
+        let cells = self.size() * self.size();
+        plane(out, 0, cells, k.own);
+        plane(out, 1, cells, k.proven);
+        let empty = if self.variant().sense > 0 {
+            seen_empty(self, seat)
+                .into_iter()
+                .fold(0u128, |m, (c, _)| m | 1 << c)
+        } else {
+            0
+        };
+        plane(out, 2, cells, empty);
+        constant(out, 3, cells, seat as f32);
+    }
+}
+
+/// Hanabi observation sections, in order (S seats, H cards a hand):
+/// hands S*H*25, hints S*H*20, own candidates H*25, fireworks 25, discards 75,
+/// hint tokens 8, fuses 3, deck 1, final round 1, observer S.
+fn hanabi_len(seats: usize) -> usize {
+    let h = hand_size(seats);
+    seats * h * NUM_IDS + seats * h * 20 + h * NUM_IDS + 25 + 75 + 8 + 3 + 1 + 1 + seats
+}
+
+/// Sequential writer over an observation slice.
+struct Cursor<'a> {
+    out: &'a mut [f32],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn skip(&mut self, n: usize) {
+        self.at += n;
+    }
+    fn put(&mut self, x: f32) {
+        self.out[self.at] = x;
+        self.at += 1;
+    }
+    /// `n` entries, 1.0 where bit i of `m` is set (the slice was zeroed).
+    fn bits(&mut self, mut m: u32, n: usize) {
+        let block = &mut self.out[self.at..self.at + n];
+        while m != 0 {
+            block[m.trailing_zeros() as usize] = 1.0;
+            m &= m - 1;
+        }
+        self.at += n;
+    }
+    /// `n` entries, the first `k` of them 1.0 (the slice was zeroed).
+    fn thermometer(&mut self, k: usize, n: usize) {
+        self.out[self.at..self.at + k.min(n)].fill(1.0);
+        self.at += n;
+    }
+}
+
+impl Tensor for Hanabi {
+    fn from_any(state: AnyState) -> Option<Self> {
+        match state {
+            AnyState::Hanabi(g) => Some(g),
+            _ => None,
+        }
+    }
+    /// `play s` (0..5), `discard s` (5..10), then per target seat t (absolute)
+    /// ten hints at `10 + 10 t`: colours red..white, then ranks 1..5.
+    fn num_actions(&self) -> usize {
+        2 * MAX_HAND + 10 * self.seats()
+    }
+    fn action_of(&self, mv: HanabiMove) -> usize {
+        match mv {
+            HanabiMove::Play(s) => s as usize,
+            HanabiMove::Discard(s) => MAX_HAND + s as usize,
+            HanabiMove::HintColour { target, colour } => {
+                10 + 10 * target as usize + colour as usize
+            }
+            HanabiMove::HintRank { target, rank } => 15 + 10 * target as usize + rank as usize,
+        }
+    }
+    fn move_of(&self, action: usize) -> Option<HanabiMove> {
+        if action >= self.num_actions() {
+            return None;
+        }
+        Some(match action {
+            a if a < MAX_HAND => HanabiMove::Play(a as u8),
+            a if a < 2 * MAX_HAND => HanabiMove::Discard((a - MAX_HAND) as u8),
+            a => {
+                let (target, k) = (((a - 10) / 10) as u8, ((a - 10) % 10) as u8);
+                if k < 5 {
+                    HanabiMove::HintColour { target, colour: k }
+                } else {
+                    HanabiMove::HintRank {
+                        target,
+                        rank: k - 5,
+                    }
+                }
+            }
+        })
+    }
+    fn obs_shape(&self) -> Vec<usize> {
+        vec![hanabi_len(self.seats())]
+    }
+    fn reseeded(&self, seed: i64) -> Option<Self> {
+        Some(Hanabi::new(self.seats(), seed))
+    }
+    /// Other seats' cards (the observer's own block stays zero: it never sees
+    /// its cards), every card's public hints, the observer's candidate sets
+    /// (from what it sees), the table and the counters; never the deck order.
+    fn write_obs(&self, seat: Seat, out: &mut [f32]) {
+        out.fill(0.0);
+        let (seats, h) = (self.seats(), hand_size(self.seats()));
+        let mut w = Cursor { out, at: 0 };
+        for s in 0..seats {
+            let hand = self.hand(s);
+            for k in 0..h {
+                match hand.get(k) {
+                    Some(c) if s != seat => w.bits(bit(c.id), NUM_IDS),
+                    _ => w.skip(NUM_IDS),
+                }
+            }
+        }
+        for s in 0..seats {
+            let hand = self.hand(s);
+            for k in 0..h {
+                let Some(c) = hand.get(k) else {
+                    w.skip(20);
+                    continue;
+                };
+                let k = c.know;
+                let hinted = k.colour.map_or(0, |c| 1 << c) | k.rank.map_or(0, |r| 1 << (5 + r));
+                w.bits(
+                    hinted | (k.not_colours as u32) << 10 | (k.not_ranks as u32) << 15,
+                    20,
+                );
+            }
+        }
+        let table = self.table();
+        let (cands, n) = self.candidates_of(&table, seat);
+        for (k, &cand) in cands.iter().enumerate().take(h) {
+            w.bits(if k < n { cand } else { 0 }, NUM_IDS);
+        }
+        for &height in self.fireworks() {
+            w.thermometer(height as usize, 5);
+        }
+        for &copies in self.discarded() {
+            w.thermometer(copies as usize, 3);
+        }
+        w.thermometer(self.hint_tokens() as usize, MAX_HINTS as usize);
+        w.thermometer(self.fuses() as usize, MAX_FUSES as usize);
+        w.put(self.deck_count() as f32 / crate::hanabi::DECK_SIZE as f32);
+        w.put(f32::from(self.final_turns().is_some()));
+        for s in 0..seats {
+            w.put(f32::from(s == seat));
+        }
+        debug_assert_eq!(w.at, hanabi_len(seats));
+    }
+}

@@ -1,0 +1,372 @@
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::registry::{dispatch, GAMES};
+
+/// Owned buffers for `n` envs of `env`.
+struct Owned {
+    obs: Vec<f32>,
+    mask: Vec<bool>,
+    rewards: Vec<f32>,
+    terminated: Vec<bool>,
+    truncated: Vec<bool>,
+    seat: Vec<i64>,
+    ending: Vec<i8>,
+    plies: Vec<i32>,
+}
+
+impl Owned {
+    fn new(env: &VecEnv) -> Self {
+        let n = env.num_envs();
+        let obs: usize = env.obs_shape().iter().product();
+        Owned {
+            obs: vec![0.0; n * obs],
+            mask: vec![false; n * env.num_actions()],
+            rewards: vec![0.0; n * env.num_seats()],
+            terminated: vec![false; n],
+            truncated: vec![false; n],
+            seat: vec![0; n],
+            ending: vec![0; n],
+            plies: vec![0; n],
+        }
+    }
+    fn buffers(&mut self) -> Buffers<'_> {
+        Buffers {
+            obs: &mut self.obs,
+            mask: &mut self.mask,
+            rewards: &mut self.rewards,
+            terminated: &mut self.terminated,
+            truncated: &mut self.truncated,
+            seat: &mut self.seat,
+            ending: &mut self.ending,
+            plies: &mut self.plies,
+        }
+    }
+}
+
+fn games() -> impl Iterator<Item = &'static str> {
+    GAMES.into_iter().filter(|g| *g != "rotate")
+}
+
+#[test]
+fn every_action_id_names_a_distinct_move_that_reads_back() {
+    for id in games() {
+        let s = State::new(id, &Value::Null, 3).unwrap();
+        let names = action_names_of(&s);
+        let distinct: HashSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{id}: duplicate names");
+        // Every legal move of a random playthrough has an id whose name is the move.
+        let mut s = s;
+        let mut rng = Rng::new(5);
+        while !s.is_terminal() {
+            let (_, _, mask) = encode(&s, s.active_seat().unwrap()).unwrap();
+            let legal = s.legal_moves();
+            let from_mask: Vec<&String> = (0..mask.len())
+                .filter(|&a| mask[a])
+                .map(|a| &names[a])
+                .collect();
+            let mut sorted_legal: Vec<&String> = legal.iter().collect();
+            sorted_legal.sort();
+            let mut sorted_mask = from_mask.clone();
+            sorted_mask.sort();
+            assert_eq!(sorted_mask, sorted_legal, "{id} at ply {}", s.plies());
+            let mv = legal[rng.below(legal.len())].clone();
+            s.apply(&mv).unwrap();
+        }
+    }
+}
+
+#[test]
+fn action_space_sizes_are_the_documented_ones() {
+    let sizes: Vec<(&str, usize)> = games()
+        .map(|id| {
+            let s = State::new(id, &Value::Null, 1).unwrap();
+            (id, action_names_of(&s).len())
+        })
+        .collect();
+    // Breakthrough: every on-board one-rank step (straight or diagonal, either way).
+    let bt_steps: usize = (0..36)
+        .map(|c: usize| {
+            let (f, r) = ((c % 6) as i32, (c / 6) as i32);
+            let files = [f - 1, f, f + 1]
+                .iter()
+                .filter(|x| (0..6).contains(*x))
+                .count();
+            let ranks = [r - 1, r + 1]
+                .iter()
+                .filter(|x| (0..6).contains(*x))
+                .count();
+            files * ranks
+        })
+        .sum();
+    let expected = [
+        ("phantom-ttt-3", 9),
+        ("dark-hex-4", 16),
+        ("dark-hex-5", 25),
+        ("recon-hex-5", 625),
+        ("connect-four", 7),
+        ("breakthrough", bt_steps),
+        ("hex", 49),
+        ("quoridor", 81 + 64 + 64),
+        ("hanabi", 10 + 10 * 4),
+    ];
+    assert_eq!(sizes, expected.to_vec());
+}
+
+#[test]
+fn stepping_or_sampling_before_reset_is_refused() {
+    let mut env = VecEnv::new("hanabi", &Value::Null, 2, 1, &[], Some(1)).unwrap();
+    let mut b = Owned::new(&env);
+    let err = env.sample_legal(&mut [0, 0]).unwrap_err();
+    assert!(err.to_string().contains("call reset()"), "{err}");
+    assert!(env.step(&[0, 0], &mut b.buffers()).is_err());
+}
+
+#[test]
+fn rotate_is_refused_with_the_games_to_use() {
+    let err = VecEnv::new("rotate", &Value::Null, 4, 1, &[], Some(1))
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string().contains("connect-four, breakthrough"),
+        "{err}"
+    );
+}
+
+#[test]
+fn opponents_are_checked_per_seat() {
+    let bad = VecEnv::new("hex", &Value::Null, 2, 1, &[None], Some(1))
+        .err()
+        .unwrap();
+    assert!(bad.to_string().contains("one entry per seat"), "{bad}");
+    let all = [Some("random".to_string()), Some("random".to_string())];
+    let bad = VecEnv::new("hex", &Value::Null, 2, 1, &all, Some(1))
+        .err()
+        .unwrap();
+    assert!(bad.to_string().contains("learner"), "{bad}");
+    let unknown = [None, Some("probe".to_string())];
+    let bad = VecEnv::new("hex", &Value::Null, 2, 1, &unknown, Some(1))
+        .err()
+        .unwrap();
+    assert!(bad.to_string().contains("tactician"), "{bad}");
+}
+
+/// Observations, masks, rewards, terminations and seats after one step.
+type Snapshot = (Vec<f32>, Vec<bool>, Vec<f32>, Vec<bool>, Vec<i64>);
+
+/// Run `steps` random steps; return every buffer's contents after each step.
+fn trace(
+    game: &str,
+    config: &Value,
+    n: usize,
+    opponents: &[Option<String>],
+    threads: usize,
+    steps: usize,
+) -> Vec<Snapshot> {
+    let mut env = VecEnv::new(game, config, n, 9, opponents, Some(threads)).unwrap();
+    let mut b = Owned::new(&env);
+    env.reset(&mut b.buffers()).unwrap();
+    let mut actions = vec![0i64; n];
+    let mut out = Vec::new();
+    for _ in 0..steps {
+        env.sample_legal(&mut actions).unwrap();
+        env.step(&actions, &mut b.buffers()).unwrap();
+        out.push((
+            b.obs.clone(),
+            b.mask.clone(),
+            b.rewards.clone(),
+            b.terminated.clone(),
+            b.seat.clone(),
+        ));
+    }
+    out
+}
+
+#[test]
+fn thread_count_does_not_change_a_batch() {
+    for game in ["connect-four", "dark-hex-5", "hanabi", "quoridor"] {
+        let one = trace(game, &Value::Null, 13, &[], 1, 60);
+        let two = trace(game, &Value::Null, 13, &[], 2, 60);
+        assert!(one == two, "{game}");
+    }
+}
+
+#[test]
+fn sampled_actions_are_legal_and_episodes_reset_themselves() {
+    for id in games() {
+        let mut env = VecEnv::new(id, &Value::Null, 8, 4, &[], Some(1)).unwrap();
+        let mut b = Owned::new(&env);
+        env.reset(&mut b.buffers()).unwrap();
+        let a = env.num_actions();
+        let mut actions = vec![0i64; 8];
+        let mut ended = 0;
+        for _ in 0..400 {
+            env.sample_legal(&mut actions).unwrap();
+            for (i, &x) in actions.iter().enumerate() {
+                assert!(
+                    b.mask[i * a + x as usize],
+                    "{id}: sampled an illegal action"
+                );
+            }
+            env.step(&actions, &mut b.buffers()).unwrap();
+            for i in 0..8 {
+                if b.terminated[i] {
+                    ended += 1;
+                    assert!(b.ending[i] >= 0 && b.plies[i] > 0, "{id}");
+                    // The env already holds the next episode: its mask is non-empty.
+                    assert!(b.mask[i * a..(i + 1) * a].iter().any(|&x| x), "{id}");
+                } else {
+                    assert_eq!(b.ending[i], -1);
+                }
+            }
+        }
+        assert!(ended > 0, "{id}: no episode ended in 400 steps");
+    }
+}
+
+/// The batch plays exactly the episodes `coworld play` would: replaying env 0's
+/// moves through the registry reproduces its score, and the first episode's seed
+/// is `episode_seed(seed, index)`.
+#[test]
+fn a_batch_episode_replays_through_the_registry() {
+    let opponents = [None, Some("tactician".to_string())];
+    let mut env = VecEnv::new("connect-four", &Value::Null, 3, 21, &opponents, Some(1)).unwrap();
+    let names = env.action_names();
+    let mut b = Owned::new(&env);
+    env.reset(&mut b.buffers()).unwrap();
+    let mut s = State::new("connect-four", &Value::Null, episode_seed(21, 1)).unwrap();
+    let mut actions = vec![0i64; 3];
+    loop {
+        assert_eq!(b.seat[1], 0, "the learner is seat 0");
+        env.sample_legal(&mut actions).unwrap();
+        s.apply(&names[actions[1] as usize]).unwrap();
+        if let Some(seat) = s.active_seat() {
+            let reply = s.baseline_move("tactician").unwrap();
+            assert_eq!(seat, 1);
+            s.apply(&reply).unwrap();
+        }
+        env.step(&actions, &mut b.buffers()).unwrap();
+        if b.terminated[1] {
+            let score = &s.results().unwrap()["score"];
+            assert_eq!(score, &json!([b.rewards[2] as i32, b.rewards[3] as i32]));
+            assert_eq!(b.plies[1] as u32, s.plies());
+            break;
+        }
+        // Observation planes agree with the registry state's.
+        let (_, obs, mask) = encode(&s, 0).unwrap();
+        let len = obs.len();
+        assert_eq!(&b.obs[len..2 * len], obs.as_slice());
+        assert_eq!(&b.mask[7..14], mask.as_slice());
+    }
+}
+
+#[test]
+fn an_illegal_action_is_refused_before_any_env_moves() {
+    let mut env = VecEnv::new("connect-four", &Value::Null, 2, 1, &[], Some(1)).unwrap();
+    let mut b = Owned::new(&env);
+    env.reset(&mut b.buffers()).unwrap();
+    for _ in 0..6 {
+        env.step(&[0, 1], &mut b.buffers()).unwrap();
+    }
+    let before = b.obs.clone();
+    // File a of env 0 is full now.
+    let err = env.step(&[2, 0], &mut b.buffers());
+    assert!(err.is_ok(), "{err:?}");
+    let err = env.step(&[0, 1], &mut b.buffers()).unwrap_err();
+    assert!(err.to_string().contains("env 0: action 0 (a)"), "{err}");
+    assert_ne!(before, b.obs);
+    let err = env.step(&[9, 1], &mut b.buffers()).unwrap_err();
+    assert!(err.to_string().contains("actions are 0..7"), "{err}");
+}
+
+#[test]
+fn hanabi_observation_never_shows_the_observers_cards() {
+    // Two deals that differ only inside seat 0's hand: seat 0's tensor is equal,
+    // seat 1's (which sees seat 0's hand) is not.
+    let mut deck = crate::hanabi::full_deck();
+    crate::rng::Rng::new(3).shuffle(&mut deck);
+    // Seat 0 is dealt deck[0..4]; find a card of another identity there to swap with.
+    let j = (1..4).find(|&j| deck[j] != deck[0]).unwrap();
+    let mut other = deck;
+    other.swap(0, j);
+    let a = State::new("hanabi", &json!({"deck": names(&deck)}), 1).unwrap();
+    let b = State::new("hanabi", &json!({"deck": names(&other)}), 1).unwrap();
+    assert_eq!(a.view_for(0).unwrap(), b.view_for(0).unwrap());
+    assert_eq!(encode(&a, 0).unwrap().1, encode(&b, 0).unwrap().1);
+    assert_ne!(encode(&a, 1).unwrap().1, encode(&b, 1).unwrap().1);
+}
+
+fn names(deck: &[u8]) -> Vec<String> {
+    deck.iter()
+        .map(|&c| crate::hanabi::knowledge::card_name(c))
+        .collect()
+}
+
+#[test]
+fn observation_lengths_match_their_shapes() {
+    for id in games() {
+        let s = State::new(id, &Value::Null, 2).unwrap();
+        let (shape, obs, _) = encode(&s, 0).unwrap();
+        assert_eq!(shape.iter().product::<usize>(), obs.len(), "{id}");
+        dispatch!(&s.inner, g => assert_eq!(g.obs_shape(), shape));
+    }
+}
+
+#[test]
+fn hanabi_episodes_match_the_registry_with_and_without_a_forced_deal() {
+    let mut deck = crate::hanabi::full_deck();
+    crate::rng::Rng::new(8).shuffle(&mut deck);
+    for config in [
+        Value::Null,
+        json!({"deck": names(&deck)}),
+        json!({"seats": 3}),
+    ] {
+        let mut env = VecEnv::new("hanabi", &config, 2, 5, &[], Some(1)).unwrap();
+        let mut b = Owned::new(&env);
+        env.reset(&mut b.buffers()).unwrap();
+        // Env 1's first episode, rebuilt through the registry, observes the same.
+        let s = State::new("hanabi", &config, episode_seed(5, 1)).unwrap();
+        let (_, obs, mask) = encode(&s, 0).unwrap();
+        assert_eq!(&b.obs[obs.len()..], obs.as_slice(), "{config}");
+        assert_eq!(&b.mask[mask.len()..], mask.as_slice(), "{config}");
+    }
+}
+
+#[test]
+fn hanabi_hint_planes_follow_the_hints() {
+    let mut s = State::new("hanabi", &Value::Null, 6).unwrap();
+    let hint = s
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.starts_with("hint 1 colour"))
+        .unwrap();
+    let colour = crate::hanabi::knowledge::COLOURS
+        .iter()
+        .position(|c| hint.ends_with(c))
+        .unwrap();
+    s.apply(&hint).unwrap();
+    let view = s.view_for(2).unwrap();
+    let (_, obs, _) = encode(&s, 2).unwrap();
+    let base = 4 * 4 * 25 + 4 * 20; // hands, then seat 0's hint block
+    let hand = view["hands"][1].as_array().cloned().unwrap();
+    assert_eq!(hand.len(), 4);
+    let mut touched = 0;
+    for k in 0..4 {
+        let named = obs[base + k * 20 + colour] == 1.0;
+        let ruled_out = obs[base + k * 20 + 10 + colour] == 1.0;
+        assert!(
+            named != ruled_out,
+            "slot {k}: a colour hint names or rules out every card"
+        );
+        touched += usize::from(named);
+        let said = &hand[k]["hints"]["colour"];
+        assert_eq!(
+            named,
+            said == &json!(crate::hanabi::knowledge::COLOURS[colour]),
+            "{said}"
+        );
+    }
+    assert!(touched > 0);
+}

@@ -37,7 +37,9 @@ use crate::kernels::hexgrid::{self, Mask, UNREACHABLE};
 use crate::policy::Params;
 use crate::rng::Rng;
 
-const UCT_C: f32 = 1.0;
+/// Per [`Mode`] (tic-tac-toe, hex): the UCB1 exploration constant. The hex
+/// leaf values are smooth distance estimates, which favour a greedier search.
+const UCT_C: [f32; 2] = [1.0, 0.3];
 
 /// Per [`Mode`] (tic-tac-toe, hex): the percentage of hidden opponent stones a
 /// determinization aims (see [`hide`]); the rest are uniform, so no placement
@@ -102,7 +104,7 @@ pub fn ismcts(g: &FogState, rng: &mut Rng, params: &Params) -> Attempt {
                 path.push(child);
                 break;
             }
-            at = select(&mut tree, at, options);
+            at = select(&mut tree, at, options, UCT_C[g.v.mode as usize]);
             state.apply(Attempt {
                 anchor: None,
                 cell: tree[at].cell,
@@ -153,7 +155,7 @@ fn choose(g: &FogState, tree: &[Node], legal: Cells) -> Attempt {
 
 /// The child of `at` legal here (its cell in `options`) with the best UCB1 on
 /// availability counts; every legal child's availability goes up by one.
-fn select(tree: &mut [Node], at: usize, options: Cells) -> usize {
+fn select(tree: &mut [Node], at: usize, options: Cells, explore: f32) -> usize {
     let mut best = usize::MAX;
     let mut best_value = f32::NEG_INFINITY;
     for i in 0..tree[at].children.len() {
@@ -164,7 +166,7 @@ fn select(tree: &mut [Node], at: usize, options: Cells) -> usize {
         }
         node.avail += 1;
         let n = node.visits.max(1) as f32;
-        let value = node.reward / n + UCT_C * ((node.avail as f32).ln() / n).sqrt();
+        let value = node.reward / n + explore * ((node.avail as f32).ln() / n).sqrt();
         if value > best_value {
             best_value = value;
             best = c;

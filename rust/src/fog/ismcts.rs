@@ -299,4 +299,48 @@ mod tests {
             assert_eq!(d.stones[0] & d.stones[1], 0);
         }
     }
+
+    #[test]
+    fn hidden_stones_lie_mostly_where_the_opponent_heads() {
+        // Red to move on an empty dark-hex-5 after one turn each: blue holds one
+        // unproven stone, which [`aim`] puts on blue's first shortest completion.
+        let mut g = FogState::of("dark-hex-5").unwrap();
+        g.try_apply("e5").unwrap();
+        g.try_apply("c3").unwrap();
+        let path = aim(&g, g.stones[0], 0, 1);
+        assert_eq!(path.count_ones(), 5, "a rank-to-rank path on an empty 5 x 5");
+        let mut rng = Rng::new(9);
+        let on_path = (0..1000)
+            .filter(|_| determinize(&g, &mut rng).stones[1] & path != 0)
+            .count();
+        // 90% aimed, plus the uniform draws that land on the path (5 of 24 cells).
+        let expected = 1000.0 * (0.9 + 0.1 * 5.0 / 24.0);
+        assert!((on_path as f64 - expected).abs() < 40.0, "{on_path} vs {expected}");
+    }
+
+    #[test]
+    fn it_outscores_probe_and_sweep_at_dark_hex_5() {
+        use crate::simulate::Batch;
+        let run = |policies: [&str; 2]| {
+            Batch {
+                game: "dark-hex-5".into(),
+                config: serde_json::Value::Null,
+                policies: policies.iter().map(|s| s.to_string()).collect(),
+                start: 0,
+                episodes: 20,
+                seed: 7,
+            }
+            .run(None)
+            .unwrap()
+            .iter()
+            .map(|r| r.score[0] as f64)
+            .sum::<f64>()
+        };
+        for low in ["probe", "sweep"] {
+            // Both seat orders on the same seeds: ismcts's score sum over 40 games.
+            let total = run(["ismcts?sims=1000", low]) - run([low, "ismcts?sims=1000"]);
+            // Above 20 is above the ladder's goal: more than 75% of the games won.
+            assert!(total > 20.0, "ismcts vs {low} over 40 games: {total}");
+        }
+    }
 }

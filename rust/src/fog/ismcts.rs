@@ -118,7 +118,11 @@ pub fn ismcts(g: &FogState, rng: &mut Rng, params: &Params) -> Attempt {
         for &n in &path {
             let node = &mut tree[n];
             node.visits += 1;
-            node.reward += if node.mover == 0 { value0 } else { 1.0 - value0 };
+            node.reward += if node.mover == 0 {
+                value0
+            } else {
+                1.0 - value0
+            };
         }
     }
     choose(g, &tree, legal)
@@ -225,7 +229,14 @@ fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
 /// [`hexgrid::Geometry::shortest_path`], avoiding the seat's stones; tic-tac-toe:
 /// the line nearest completion with none of the seat's marks), else uniformly.
 /// The opponent's stones are not scattered at random: it builds a connection.
-fn hide(g: &FogState, own: Cells, proven: Cells, unknown: Cells, want: u32, rng: &mut Rng) -> Cells {
+fn hide(
+    g: &FogState,
+    own: Cells,
+    proven: Cells,
+    unknown: Cells,
+    want: u32,
+    rng: &mut Rng,
+) -> Cells {
     let opp = 1 - g.mover as usize;
     let mut hidden: Cells = 0;
     for _ in 0..want {
@@ -308,14 +319,21 @@ mod tests {
         g.try_apply("e5").unwrap();
         g.try_apply("c3").unwrap();
         let path = aim(&g, g.stones[0], 0, 1);
-        assert_eq!(path.count_ones(), 5, "a rank-to-rank path on an empty 5 x 5");
+        assert_eq!(
+            path.count_ones(),
+            5,
+            "a rank-to-rank path on an empty 5 x 5"
+        );
         let mut rng = Rng::new(9);
         let on_path = (0..1000)
             .filter(|_| determinize(&g, &mut rng).stones[1] & path != 0)
             .count();
         // 90% aimed, plus the uniform draws that land on the path (5 of 24 cells).
         let expected = 1000.0 * (0.9 + 0.1 * 5.0 / 24.0);
-        assert!((on_path as f64 - expected).abs() < 40.0, "{on_path} vs {expected}");
+        assert!(
+            (on_path as f64 - expected).abs() < 40.0,
+            "{on_path} vs {expected}"
+        );
     }
 
     #[test]

@@ -2,12 +2,13 @@
 per `baseline_move` over every position of four seeded episodes of uniform
 random play, so openings, middles and ends all count.
 
-    .venv/bin/python bench/move_time.py
+    .venv/bin/python bench/move_time.py [game ...]
 """
 
 from __future__ import annotations
 
 import random
+import sys
 import time
 
 import coworld
@@ -40,7 +41,9 @@ def positions(game: str, episodes: int = 4) -> list[coworld.State]:
 def main() -> None:
     print("| game | rung | positions | ms/move |")
     print("| --- | --- | ---: | ---: |")
-    for game, rungs in RUNGS.items():
+    games = sys.argv[1:] or list(RUNGS)
+    for game in games:
+        rungs = RUNGS[game]
         pos = positions(game)
         for rung in rungs:
             t = time.process_time()

@@ -396,7 +396,7 @@ class LeagueRun:
             ):
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
-                if not self.backend.shares and result.usage.calls:
+                if not self.backend.records_calls and result.usage.calls:
                     db.add_call(name, result.pairing, result.idx, result.usage)
                 if isinstance(result, EpisodeRow):
                     played += db.add(name, [result])
@@ -441,7 +441,11 @@ class LeagueRun:
             ledger=self.ledger,
         )
         self._preflight(db)
-        return Shared(client, lambda job, usage: db.add_call(name, job.pairing, job.idx, usage))
+        return Shared(
+            client,
+            lambda job, usage: db.add_call(name, job.pairing, job.idx, usage),
+            calls_to=(str(db.path.resolve()), name),
+        )
 
     def _preflight(self, db: LeagueDB) -> None:
         """One cheap call per distinct model before the league starts: an unknown

@@ -79,6 +79,10 @@ class MockAnthropic:
         mock = self
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive, as the real API: a connection per call would bill the
+            # client a TCP connect and teardown the real service does not cost
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args: object) -> None:  # keep test output clean
                 pass
 

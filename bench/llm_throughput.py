@@ -85,6 +85,8 @@ def run(args: argparse.Namespace) -> None:
                 done.set()
 
         league._run_claude = timed  # type: ignore[method-assign]
+        import anthropic  # noqa: F401  (a one-time import, ~2 s of CPU, is not per decision)
+
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         league.run()

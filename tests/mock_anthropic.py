@@ -51,8 +51,9 @@ class _Server(ThreadingHTTPServer):
 
 
 class MockAnthropic:
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, keep_alive: bool = False) -> None:
         self.script = script
+        self.keep_alive = keep_alive
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         #: Replies (status 200) written out in full.
@@ -79,6 +80,10 @@ class MockAnthropic:
         mock = self
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive (as the real API) for benchmarks: a connection per call
+            # would bill the client a TCP connect and teardown the service does not
+            protocol_version = "HTTP/1.1" if mock.keep_alive else "HTTP/1.0"
+
             def log_message(self, *args: object) -> None:  # keep test output clean
                 pass
 
@@ -173,7 +178,7 @@ def serve_with_latency(latency: float) -> None:
         move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
         return ("sleep", latency, json.dumps({"move": move}))
 
-    mock = MockAnthropic(first_legal)
+    mock = MockAnthropic(first_legal, keep_alive=True)
     with mock:
         print(mock.base_url, flush=True)
         threading.Event().wait()

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import coworld
+from coworld.calls import expand_calls
 from coworld.episode import Clock, Episode
 from coworld.games import fog
 from coworld.replay import ReplayMismatch, recheck
@@ -296,13 +297,15 @@ def test_without_credentials_claude_seats_are_played_by_the_fallback(tmp_path, m
 
 def test_calls_sidecar_keeps_every_prompt_and_raw_reply(tmp_path):
     episode, _, mock = run("connect-four", good, tmp_path)
-    calls = [json.loads(x) for x in (tmp_path / "episode.calls.jsonl").read_text().splitlines()]
-    assert len(calls) == len(mock.requests)
-    assert calls[0]["messages"][0]["content"] == user_text(mock.requests[0])
+    path = tmp_path / "episode.calls.jsonl"
+    calls = expand_calls(path)
+    assert len(calls) == len(mock.requests) > 1
+    for call, request in zip(calls, mock.requests, strict=True):
+        assert call["system"] == request["system"][0]["text"]
+        assert call["messages"] == request["messages"]
     assert json.loads(calls[0]["raw"])["move"] == claude_plies(episode)[0]["move"]
-    # the system prompt (the bulk of a call) is stored once per seat, not per call
-    assert calls[0]["system"] == mock.requests[0]["system"][0]["text"]
-    assert all(c["system"] is None for c in calls[1:]) and len(calls) > 1
+    # the system prompt (the bulk of a call) is stored once per episode, not per call
+    assert path.read_text().count(json.dumps(mock.requests[0]["system"][0]["text"])[1:-1]) == 1
 
 
 def test_tampered_replay_fails_with_the_first_differing_line(tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from coworld.calls import expand_calls
 from coworld.cli import main as cli
 from coworld.league import LeagueDB, LeagueRun, parse_league, standings
 from coworld.league.ranking import reliability
@@ -358,11 +359,18 @@ def test_kill_minus_nine_loses_no_recorded_token(tmp_path, api):
         if r[1] not in db.done("t", r[0])
     ]
     assert spent.calls == scored.calls + sum(r[2] for r in unscored)
+    assert sum(r[2] for r in unscored) > 0  # the killed episodes had answered calls
     # a rerun completes the league and keeps counting
     api.state["script"] = first_legal
     assert cli(["league", "run", str(tmp_path / "l.toml")]) == 0
     assert db.count("t") == 12
     assert db.spent("t").calls == api.answered
+    # the killed episodes' calls sidecars were moved aside, not overwritten
+    sidecars = list((tmp_path / "t" / "replays").rglob("*.calls.jsonl"))
+    assert any(".prior-1." in p.name for p in sidecars)
+    answered = [c for p in sidecars for c in expand_calls(p) if c.get("usage")]
+    pings = db.conn.execute("SELECT COUNT(*) FROM calls WHERE pairing='preflight'").fetchone()[0]
+    assert pings == 2 and len(answered) == api.answered - pings  # one pre-flight per run
 
 
 def test_a_budget_stop_prints_partial_standings_and_both_spends(tmp_path, api, capsys):

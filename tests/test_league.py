@@ -349,11 +349,40 @@ def test_missing_league_file_and_bad_toml(tmp_path):
 # ---- the Ray backend ---------------------------------------------------------
 
 
+def first_column(body, n):
+    """A model that plays the first legal connect-four column named in the prompt."""
+    import re
+
+    legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])
+    move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
+    return ("text", json.dumps({"move": move}))
+
+
 @pytest.fixture(scope="session")
-def ray_cluster(tmp_path_factory):
+def ray_api():
+    """A Messages API server for Claude episodes on Ray workers."""
+    from .mock_anthropic import MockAnthropic
+
+    with MockAnthropic(first_column) as mock:
+        yield mock
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory, ray_api):
     ray = pytest.importorskip("ray")
     os.environ.setdefault("HOME", str(tmp_path_factory.mktemp("home")))
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # Ray's workers inherit the environment of `ray.init`: the mock's address and a
+    # test key reach them; the driver's own environment is restored at once.
+    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
+    os.environ.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=ray_api.base_url)
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     yield ray
     ray.shutdown()
 
@@ -378,6 +407,27 @@ def test_ray_backend_gives_the_local_standings(tmp_path, ray_cluster):
 
     assert strip(a) == strip(b)
     assert standings(a) == standings(b)
+
+
+def test_ray_episodes_write_each_calls_usage_as_it_returns(
+    tmp_path, ray_cluster, ray_api, monkeypatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
+    (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
+    before = len(ray_api.requests)
+    config = league(tmp_path, policies=["tactician", "p.md"], episodes=2, concurrency=2)
+    report = LeagueRun(config, backend="ray", progress=False).run()
+    assert report.episodes == 4
+    db = LeagueDB(report.database)
+    rows = db.conn.execute(
+        "SELECT calls FROM calls WHERE league='t' AND pairing != 'preflight'"
+    ).fetchall()
+    # one row per answered call, written by the Ray worker as the call returned (a
+    # killed task's calls are in the database too), not one per finished episode
+    scored = db.usage("t", voided=False)
+    assert len(rows) == scored.calls > 4 and all(r[0] == 1 for r in rows)
+    assert len(ray_api.requests) - before == db.spent("t").calls == scored.calls + 1  # + ping
 
 
 # ---- claims and budgets -------------------------------------------------------

@@ -291,6 +291,17 @@ def test_live_page_follows_a_running_episode(browser, tmp_path):
         page.close()
 
 
+def test_a_garbage_replay_shows_the_servers_reason_on_the_page(browser, tmp_path):
+    (tmp_path / "g.jsonl").write_text('{"type": "header"}\ngarbage\n')
+    with ViewerServer(tmp_path) as s:
+        page = browser.new_page()
+        page.goto(f"{s.url}/episode?path=g.jsonl")
+        page.wait_for_selector("#error:not([hidden])", timeout=15000)
+        reason = page.inner_text("#error")
+        assert "g.jsonl: line 2: not a JSON line" in reason and "\n" not in reason
+        page.close()
+
+
 def test_episodes_still_being_written_are_listed_as_live(tmp_path):
     done = write_replay(tmp_path, "connect-four", ["tactician", "random"])
     running = tmp_path / "replays" / "hex" / "running.jsonl"

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from .calls import CallsSidecar
 from .errors import ConfigError, ReplyRejected
 from .games import FAMILIES, family_module, game
 from .replay import FORMAT_VERSION, JsonLinesWriter
@@ -130,14 +131,13 @@ class Episode:
         has_claude = any(isinstance(p, ClaudePolicy) for p in self.policies)
         self.record_calls = record_calls and self.out is not None and has_claude
         self.seat_transcripts = seat_transcripts and self.out is not None
-        self._writers: dict[str, JsonLinesWriter] = {}
+        self._writers: dict[str, JsonLinesWriter | CallsSidecar] = {}
         self._python_seats: dict[int, PythonSeat] = {}
         self.events: list[dict[str, Any]] = []
         self.moves = [0] * self.seats  # each seat's own move count: the only one it may know
         self._last_seen: list[str | None] = [None] * self.seats
         self._revealed = 0  # revelation records of the full view already on a ply event
         self._slowest = [0.0] * self.seats  # each seat's slowest decision so far, seconds
-        self._systems_kept: set[int] = set()
 
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
@@ -179,7 +179,7 @@ class Episode:
             return
         self._writers["replay"] = JsonLinesWriter(self.out)
         if self.record_calls:
-            self._writers["calls"] = JsonLinesWriter(self.out.with_suffix(".calls.jsonl"))
+            self._writers["calls"] = CallsSidecar(self.out)
         if self.seat_transcripts:
             for seat in range(self.seats):
                 name = f"seat{seat}"
@@ -473,15 +473,11 @@ class Episode:
         }
         # thinking stays in the calls sidecar: never in the replay, never to a seat
         thinking = answer.extra.get("thinking") if answer else None
-        # the system prompt (rules + operator prompt, the large part) is stored once per
-        # episode and seat; each call keeps its own messages (observation, retry)
-        first = seat not in self._systems_kept
-        self._systems_kept.add(seat)
+        # the sidecar stores each text (system prompt, observation) once per episode
         self._emit(
             {
                 **record,
-                "system": system if first else None,
-                "systemFrom": None if first else "the first call of this seat",
+                "system": system,
                 "messages": messages,
                 "thinking": thinking,
             },

@@ -24,6 +24,9 @@ Played = EpisodeRow | VoidEpisode
 class Backend(Protocol):
     #: True when episodes use `Shared` (one client, each call's usage recorded at once).
     shares: bool
+    #: True when each answered call's usage reaches the database as it returns
+    #: (through `Shared.on_call`, or `Shared.calls_to` from worker processes).
+    records_calls: bool
     #: Set when Ctrl-C stopped `map_episodes` early.
     interrupted: bool
 
@@ -56,6 +59,7 @@ class LocalBackend:
         self._clients: set[ClaudeClient] = set()
         self._processes: ProcessPoolExecutor | None = None
         self.shares = True
+        self.records_calls = True
         self.interrupted = False
 
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:

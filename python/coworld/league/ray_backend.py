@@ -23,6 +23,7 @@ class RayBackend:
             ) from err
         self.ray = ray
         self.shares = False
+        self.records_calls = True  # each task writes its calls to the league database
         self.interrupted = False
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -40,11 +41,13 @@ class RayBackend:
     def map_episodes(
         self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
     ) -> Iterator[EpisodeRow | VoidEpisode]:
-        """Each task builds (and closes) its own client: `shared` stays on the driver
-        (the driver records each episode's usage when its row arrives)."""
+        """Each task builds (and closes) its own client and writes each answered
+        call's usage to the league database (`shared.calls_to`) as it returns, so
+        the calls of a killed task are counted; the database must be on a file
+        system the workers share with the driver."""
         pending: list[Any] = []
         for job in jobs:
-            pending.append(self._episode.remote(job))
+            pending.append(self._episode.remote(replace(job, calls_to=shared.calls_to)))
             if len(pending) >= concurrency:
                 done, pending = self.ray.wait(pending, num_returns=1)
                 yield self.ray.get(done[0])

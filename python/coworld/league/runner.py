@@ -27,7 +27,7 @@ from rich.text import Text
 
 from ..errors import ConfigError
 from ..seats.budget import Ledger
-from ..seats.claude import ClaudeClient, Usage, has_credentials
+from ..seats.claude import POOL_SHARDS, ClaudeClient, Usage, has_credentials
 from ..seats.infra import (
     CircuitBreaker,
     InfraFailure,
@@ -396,7 +396,7 @@ class LeagueRun:
             ):
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
-                if not self.backend.shares and result.usage.calls:
+                if not self.backend.records_calls and result.usage.calls:
                     db.add_call(name, result.pairing, result.idx, result.usage)
                 if isinstance(result, EpisodeRow):
                     played += db.add(name, [result])
@@ -439,9 +439,14 @@ class LeagueRun:
             infra=self.infra,
             breaker=self.breaker,
             ledger=self.ledger,
+            shards=POOL_SHARDS if c.concurrency > 16 else 1,
         )
         self._preflight(db)
-        return Shared(client, lambda job, usage: db.add_call(name, job.pairing, job.idx, usage))
+        return Shared(
+            client,
+            lambda job, usage: db.add_call(name, job.pairing, job.idx, usage),
+            calls_to=(str(db.path.resolve()), name),
+        )
 
     def _preflight(self, db: LeagueDB) -> None:
         """One cheap call per distinct model before the league starts: an unknown

@@ -16,7 +16,7 @@ from ..seats.infra import InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
-from .storage import Chunk, EpisodeRow, VoidEpisode, now
+from .storage import Chunk, EpisodeRow, LeagueDB, VoidEpisode, now
 
 #: A game's settings as the core takes them (`{"seats": 4}` for Hanabi), or None.
 Settings = dict[str, Any] | None
@@ -52,6 +52,9 @@ class EpisodeJob:
     out: str | None = None
     #: Retrying infrastructure failures (for a client the episode builds itself).
     infra: InfraPolicy = InfraPolicy()
+    #: (league database, league) where an episode in a worker process writes each
+    #: answered call's usage as it returns (SQLite WAL), or None.
+    calls_to: tuple[str, str] | None = None
 
     @property
     def seats(self) -> tuple[str, ...]:
@@ -65,6 +68,8 @@ class Shared:
 
     client: ClaudeClient | None = None
     on_call: Callable[[EpisodeJob, Usage], None] | None = None
+    #: (league database, league) for backends whose episodes run in other processes.
+    calls_to: tuple[str, str] | None = None
 
 
 def run_chunk(job: ChunkJob) -> Chunk:
@@ -108,11 +113,18 @@ async def _play_with_own_client(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
         if claude and has_credentials()
         else None
     )
+    db = LeagueDB(job.calls_to[0]) if job.calls_to and client is not None else None
+    on_call = None
+    if db is not None and job.calls_to is not None:
+        league = job.calls_to[1]
+        on_call = lambda job, usage: db.add_call(league, job.pairing, job.idx, usage)  # noqa: E731
     try:
-        return await play_async(job, Shared(client))
+        return await play_async(job, Shared(client, on_call))
     finally:
         if client is not None:
             await client.close()
+        if db is not None:
+            db.close()
 
 
 async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisode:

@@ -220,8 +220,17 @@ async function main() {
     source.addEventListener("end", () => { source.close(); $("#live").textContent = "finished"; });
     return;
   }
-  const events = await (await fetch("/api/replay?path=" + encodeURIComponent(path))).json();
-  events.forEach(ingest);
+  const response = await fetch("/api/replay?path=" + encodeURIComponent(path));
+  const body = await response.text();
+  if (!response.ok) {
+    // a garbage replay: the server's one-line reason (file, line, problem), not a blank page
+    let reason = `cannot load ${path} (HTTP ${response.status} ${body.trim()})`;
+    try { reason = JSON.parse(body).error || reason; } catch (e) { /* not JSON: keep it */ }
+    $("#error").textContent = reason;
+    $("#error").hidden = false;
+    return;
+  }
+  JSON.parse(body).forEach(ingest);
   renderSeats();
   go(params.has("step") ? parseInt(params.get("step"), 10) : 0);
 }

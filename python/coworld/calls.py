@@ -1,0 +1,124 @@
+"""The calls sidecar (`*.calls.jsonl`): every model call of an episode, with its
+prompt, raw reply, thinking and usage, kept beside the replay.
+
+Two guarantees:
+- A rerun of an episode never overwrites the calls of an earlier attempt (a
+  `kill -9` leaves an unfinished replay; its calls were paid for): the old
+  sidecar is moved aside to `NAME.prior-N.calls.jsonl` first.
+- The file never grows past `CALLS_CAP_BYTES`. Each distinct text (system
+  prompt, observation, retry message) is stored once per episode and later
+  calls refer to it by `textId`; once the bulk would cross the cap, calls keep
+  only their accounting fields (`bulk: "omitted"`), and a call that would cross
+  the cap itself is replaced by one `truncated` line, after which nothing more
+  is written (usage is in the replay's results and the league database)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Any
+
+from .replay import read_lines
+
+#: The largest a calls sidecar gets per episode, in bytes.
+CALLS_CAP_BYTES = 8 * 1024 * 1024
+#: Room kept for the accounting-only records once the bulk is dropped.
+ACCOUNTING_ROOM_BYTES = 512 * 1024
+_BULK = ("system", "messages", "raw", "thinking")
+
+
+def calls_path(replay: Path) -> Path:
+    return replay.with_suffix(".calls.jsonl")
+
+
+def move_prior_calls(replay: Path) -> Path | None:
+    """Move an earlier attempt's sidecar aside (never overwrite paid-for calls)."""
+    current = calls_path(replay)
+    if not current.exists() or current.stat().st_size == 0:
+        return None
+    n = 1
+    while (aside := replay.with_suffix(f".prior-{n}.calls.jsonl")).exists():
+        n += 1
+    current.rename(aside)
+    return aside
+
+
+class CallsSidecar:
+    """Writes call records, storing each distinct text once and keeping the cap."""
+
+    def __init__(self, replay: Path, cap: int = CALLS_CAP_BYTES) -> None:
+        self.prior = move_prior_calls(replay)
+        self.path = calls_path(replay)
+        self.cap = cap
+        self.size = 0
+        self._texts: dict[str, int] = {}
+        self._closed_by_cap = False
+        self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
+
+    def _with_refs(self, record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
+        """The record with each text stored once: (record, the texts it adds)."""
+        added: dict[str, int] = {}
+
+        def ref(role: str, text: str) -> dict[str, Any]:
+            known = self._texts.get(text, added.get(text))
+            if known is not None:
+                return {"role": role, "textId": known}
+            added[text] = len(self._texts) + len(added)
+            return {"role": role, "textId": added[text], "content": text}
+
+        system = ref("system", record["system"]) if record.get("system") else None
+        messages = [
+            ref(m["role"], m["content"]) if isinstance(m.get("content"), str) else m
+            for m in record.get("messages") or []
+        ]
+        return {**record, "system": system, "messages": messages}, added
+
+    def write(self, record: dict[str, Any]) -> None:
+        if self._fh is None or self._closed_by_cap:
+            return
+        bulk_room = self.cap - ACCOUNTING_ROOM_BYTES
+        full, added = self._with_refs(record)
+        line = _line(full)
+        if self.size + len(line.encode()) <= bulk_room:
+            self._texts.update(added)
+        else:
+            lean = {k: v for k, v in record.items() if k not in _BULK}
+            line = _line({**lean, "bulk": "omitted"})
+        marker = _line({"type": "truncated", "capBytes": self.cap})
+        if self.size + len(line.encode()) + len(marker.encode()) > self.cap:
+            line, self._closed_by_cap = marker, True
+        self._fh.write(line)
+        self._fh.flush()
+        self.size += len(line.encode())
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def _line(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False) + "\n"
+
+
+def expand_calls(path: str | Path) -> list[dict[str, Any]]:
+    """The call records of a sidecar with every `textId` reference resolved."""
+    texts: dict[int, str] = {}
+    calls = []
+    for _, record in read_lines(path):
+        if record.get("type") != "call":
+            calls.append(record)
+            continue
+
+        def resolve(ref: Any) -> Any:
+            if not isinstance(ref, dict) or "textId" not in ref:
+                return ref
+            if "content" in ref:
+                texts[ref["textId"]] = ref["content"]
+            return {"role": ref["role"], "content": texts[ref["textId"]]}
+
+        system = resolve(record.get("system"))
+        record["system"] = system["content"] if isinstance(system, dict) else system
+        record["messages"] = [resolve(m) for m in record.get("messages") or []]
+        calls.append(record)
+    return calls

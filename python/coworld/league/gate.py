@@ -330,4 +330,5 @@ def run_gate(
             if target >= cap_pairs or run.budget_stopped:
                 return GateResult(2, steps, bounds)
     finally:
+        run.backend.close()  # the run's shared client and worker pools
         db.close()

@@ -17,10 +17,11 @@ import shutil
 import sys
 from pathlib import Path
 
+from coworld.games import ROTATION, of_family
 from coworld.league import LeagueDB, LeagueRun, parse_league
 
-GAUNTLET = ("connect-four", "breakthrough", "hex", "quoridor")
-FOG = ("phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5")
+GAUNTLET = ROTATION
+FOG = of_family("fog")
 
 #: Per game: the policies of its league, and the (higher, lower) rungs to report.
 LADDERS: dict[str, tuple[list[str], list[tuple[str, str]]]] = {

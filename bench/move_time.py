@@ -12,16 +12,11 @@ import sys
 import time
 
 import coworld
+from coworld.games import ROTATION, of_family
 
 RUNGS = {
-    **{
-        g: ["tactician", "mcts?sims=100", "mcts?sims=1000"]
-        for g in ("connect-four", "breakthrough", "hex", "quoridor")
-    },
-    **{
-        g: ["probe", "ismcts?sims=100", "ismcts?sims=1000"]
-        for g in ("phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5")
-    },
+    **{g: ["tactician", "mcts?sims=100", "mcts?sims=1000"] for g in ROTATION},
+    **{g: ["probe", "ismcts?sims=100", "ismcts?sims=1000"] for g in of_family("fog")},
     "hanabi": ["conventions", "tracker"],
 }
 

@@ -13,9 +13,9 @@ import json
 import pytest
 
 import coworld
-from coworld.games import fog
+from coworld.games import fog, of_family
 
-VARIANTS = ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"]
+VARIANTS = list(of_family("fog"))
 EPISODES = 2000
 
 

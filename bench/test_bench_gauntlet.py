@@ -13,6 +13,7 @@ import random
 import pytest
 
 import coworld
+from coworld.games import ROTATION
 
 
 def _random_state(game_id: str, plies: int, seed: int):
@@ -58,7 +59,7 @@ def test_quoridor_wall_legality_all_anchors(benchmark) -> None:
     assert any(len(m) == 3 for m in moves)
 
 
-@pytest.mark.parametrize("game_id", ["connect-four", "breakthrough", "hex", "quoridor"])
+@pytest.mark.parametrize("game_id", ROTATION)
 def test_random_game(benchmark, game_id: str) -> None:
     """100 whole uniformly random games in Rust on one thread."""
     seeds = iter(range(1, 1 << 30))

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 import coworld
 from coworld.errors import ConfigError, IllegalMove, ReplyRejected
-from coworld.games import fog
+from coworld.games import fog, of_family
 
-VARIANTS = ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"]
-HEX = ["dark-hex-4", "dark-hex-5", "recon-hex-5"]
+VARIANTS = list(of_family("fog"))
+HEX = [g for g in VARIANTS if g != "phantom-ttt-3"]
 
 
 def play(game_id: str, moves: str):

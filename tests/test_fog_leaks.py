@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 
 import coworld
-from coworld.games import fog
+from coworld.games import fog, of_family
 from coworld.sdk import assert_no_information_leak
 from coworld.sdk.canonical import canonical_json as canonical
 
-VARIANTS = ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"]
+VARIANTS = list(of_family("fog"))
 ALIASES = ["cog-0a0a", "cog-1b1b"]
 
 

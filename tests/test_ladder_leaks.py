@@ -20,6 +20,7 @@ from collections import defaultdict
 import pytest
 
 import coworld
+from coworld.games import ROTATION, of_family
 
 from .test_fog_leaks import what_the_seat_may_know
 from .test_hanabi_leaks import SEATS, quiet_actions, shuffled_deck, variants
@@ -44,7 +45,7 @@ def test_tracker_moves_ignore_own_cards_and_deck_order(policy, seed, observer):
     assert moves[0] and all(m == moves[0] for m in moves), moves
 
 
-@pytest.mark.parametrize("game_id", ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"])
+@pytest.mark.parametrize("game_id", of_family("fog"))
 def test_ismcts_moves_depend_only_on_the_seats_knowledge(game_id):
     reducer = coworld.game(game_id)
     policy = "ismcts?sims=60&eps=0.2"
@@ -68,7 +69,7 @@ def test_ismcts_moves_depend_only_on_the_seats_knowledge(game_id):
     assert all(len(groups[k]) == 1 for k in groups), {k: groups[k] for k in shared}
 
 
-@pytest.mark.parametrize("game_id", ["connect-four", "breakthrough", "hex", "quoridor"])
+@pytest.mark.parametrize("game_id", ROTATION)
 def test_mcts_in_the_runner_replays_the_batch(game_id):
     policies = ["mcts?sims=40", "mcts?sims=20&eps=0.1"]
     sim = coworld.simulate(game_id, policies, 2, seed=5, threads=1)

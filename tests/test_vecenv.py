@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import coworld
+from coworld.games import of_family
 from coworld.vecenv import action_names, encode
 from tests.test_hanabi_leaks import HAND, quiet_actions, shuffled_deck, variants
 
@@ -43,7 +44,7 @@ def test_masks_are_the_legal_moves(game):
             state = reducer.apply(state, rng.choice(reducer.legal_moves(state)))
 
 
-@pytest.mark.parametrize("game", ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"])
+@pytest.mark.parametrize("game", of_family("fog"))
 def test_fog_tensors_depend_only_on_the_seat_view(game):
     """Episodes where the observer plays `probe` (a function of its view) against
     random opponents: whenever two positions give the observer the same view_for,

@@ -163,6 +163,18 @@ def now() -> str:
 _DTYPES = {"seed": "<i8", "score": "<i4", "plies": "<u4", "ending": "u1", "played": "u1"}
 
 
+def _usage_columns(u: Usage) -> tuple[int, int, int, int, int, float]:
+    """A usage in the column order of the `calls` and `voids` tables."""
+    return (
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_creation_input_tokens,
+        u.cache_read_input_tokens,
+        u.calls,
+        u.cost_usd,
+    )
+
+
 class LeagueDB:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -324,12 +336,7 @@ class LeagueDB:
                     league,
                     pairing,
                     idx,
-                    u.input_tokens,
-                    u.output_tokens,
-                    u.cache_creation_input_tokens,
-                    u.cache_read_input_tokens,
-                    u.calls,
-                    u.cost_usd,
+                    *_usage_columns(u),
                     now(),
                 ),
             )
@@ -359,12 +366,7 @@ class LeagueDB:
                     v.cause,
                     v.detail,
                     v.plies,
-                    u.input_tokens,
-                    u.output_tokens,
-                    u.cache_creation_input_tokens,
-                    u.cache_read_input_tokens,
-                    u.calls,
-                    u.cost_usd,
+                    *_usage_columns(u),
                     v.started,
                     v.finished,
                 ),

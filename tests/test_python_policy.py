@@ -161,6 +161,19 @@ def test_play_cli_fields_a_python_policy(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+def test_play_without_a_seed_names_the_replay_after_the_seed_it_drew(tmp_path):
+    cmd = [sys.executable, "-m", "coworld.cli", "play", "connect-four", "-s", "random", "-s"]
+    cmd += ["random"]
+    for _ in range(2):
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert done.returncode == 0, done.stderr
+    replays = sorted((tmp_path / "runs" / "episodes").iterdir())
+    assert len(replays) == 2, "a second play overwrote the first replay"
+    for path in replays:
+        header = json.loads(path.read_text().splitlines()[0])
+        assert path.name == f"connect-four-{header['config']['seed']}.jsonl"
+
+
 def test_a_league_plays_python_policies_in_worker_processes(tmp_path):
     (tmp_path / "rnd.py").write_text((EXAMPLES / "random_bot.py").read_text())
     (tmp_path / "league.toml").write_text(

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import GAMES, simulate
+from . import GAMES, _core, simulate
 from .errors import ConfigError, CoworldError
 from .games import catalog
 
@@ -416,7 +416,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     clock = Clock(
         play_budget_seconds=args.budget, llm_timeout_seconds=args.timeout, pace_seconds=args.pace
     )
-    out = args.out or f"runs/episodes/{args.game}-{args.seed or 'drawn'}.jsonl"
+    # Draw the seed here so the replay is named after it and no two plays share a file.
+    seed = args.seed or _core.draw_seed()
+    out = args.out or f"runs/episodes/{args.game}-{seed}.jsonl"
 
     def show(event: dict) -> None:
         if event["type"] == "ply":
@@ -434,7 +436,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     episode = Episode(
         args.game,
         policies,
-        seed=args.seed,
+        seed=seed,
         clock=clock,
         out=out,
         record_calls=not args.no_calls,

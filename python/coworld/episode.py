@@ -155,7 +155,7 @@ class Episode:
             if p.base not in names:
                 raise ConfigError(
                     f"seat {seat}: {p.name!r} is neither a baseline of {self.state.resolved_game} "
-                    f"({', '.join(names)}) nor a policy file (.toml or .md)",
+                    f"({', '.join(names)}) nor a policy file (.toml, .md or .py)",
                     "policy",
                 )
             try:

@@ -38,6 +38,16 @@ pub trait Tensor: Game + PartialEq {
         let _ = seed;
         None
     }
+    /// Which game of the batch's list this episode plays (`rotate`: its index
+    /// in the rotation; every other game has one).
+    fn game_index(&self) -> usize {
+        0
+    }
+    /// Which game of the batch's list action id `action` belongs to.
+    fn action_game(&self, action: usize) -> usize {
+        let _ = action;
+        0
+    }
     /// Call `f` with the id of every legal move of the seat to move (any order).
     fn legal_ids(&self, scratch: &mut Vec<Self::Move>, mut f: impl FnMut(usize)) {
         self.legal_moves_into(scratch);

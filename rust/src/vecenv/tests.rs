@@ -15,6 +15,7 @@ struct Owned {
     seat: Vec<i64>,
     ending: Vec<i8>,
     plies: Vec<i32>,
+    game: Vec<i8>,
 }
 
 impl Owned {
@@ -30,6 +31,7 @@ impl Owned {
             seat: vec![0; n],
             ending: vec![0; n],
             plies: vec![0; n],
+            game: vec![0; n],
         }
     }
     fn buffers(&mut self) -> Buffers<'_> {
@@ -42,6 +44,7 @@ impl Owned {
             seat: &mut self.seat,
             ending: &mut self.ending,
             plies: &mut self.plies,
+            game: &mut self.game,
         }
     }
 }
@@ -124,15 +127,57 @@ fn stepping_or_sampling_before_reset_is_refused() {
     assert!(env.step(&[0, 0], &mut b.buffers()).is_err());
 }
 
+/// Every `rotate` episode plays the game the registry resolves from its seed
+/// (`episode_seed(seed, k * n + i)`), against the baseline exactly as
+/// `coworld play` would, and its tensors are the member's, padded.
 #[test]
-fn rotate_is_refused_with_the_games_to_use() {
-    let err = VecEnv::new("rotate", &Value::Null, 4, 1, &[], Some(1))
-        .err()
-        .unwrap();
-    assert!(
-        err.to_string().contains("connect-four, breakthrough"),
-        "{err}"
-    );
+fn rotate_episodes_play_the_game_their_seed_draws() {
+    let (n, seed) = (5, 33);
+    let opponents = [None, Some("tactician".to_string())];
+    let mut env = VecEnv::new("rotate", &Value::Null, n, seed, &opponents, Some(1)).unwrap();
+    assert_eq!(env.games(), crate::catalog::rotation());
+    let names = env.action_names();
+    let games = env.action_games();
+    let mut b = Owned::new(&env);
+    env.reset(&mut b.buffers()).unwrap();
+    let registry = |k: u64| State::new("rotate", &Value::Null, episode_seed(seed, k)).unwrap();
+    let mut live: Vec<State> = (0..n as u64).map(registry).collect();
+    let mut episodes = vec![0u64; n];
+    let mut actions = vec![0i64; n];
+    let (a, len) = (env.num_actions(), b.obs.len() / n);
+    let mut played = HashSet::new();
+    for _ in 0..300 {
+        for i in 0..n {
+            let s = &live[i];
+            assert_eq!(env.games()[b.game[i] as usize], s.game_id());
+            played.insert(s.game_id());
+            let (_, obs, mask) = encode(s, 0).unwrap();
+            assert_eq!(&b.obs[i * len..(i + 1) * len], obs.as_slice());
+            assert_eq!(&b.mask[i * a..(i + 1) * a], mask.as_slice());
+        }
+        env.sample_legal(&mut actions).unwrap();
+        for i in 0..n {
+            let s = &mut live[i];
+            assert_eq!(games[actions[i] as usize], b.game[i] as u8);
+            s.apply(&names[actions[i] as usize]).unwrap();
+            if !s.is_terminal() {
+                let reply = s.baseline_move("tactician").unwrap();
+                s.apply(&reply).unwrap();
+            }
+        }
+        env.step(&actions, &mut b.buffers()).unwrap();
+        for i in 0..n {
+            assert_eq!(b.terminated[i], live[i].is_terminal());
+            if b.terminated[i] {
+                let score = &live[i].results().unwrap()["score"];
+                let got = json!([b.rewards[2 * i] as i32, b.rewards[2 * i + 1] as i32]);
+                assert_eq!(score, &got);
+                episodes[i] += 1;
+                live[i] = registry(episodes[i] * n as u64 + i as u64);
+            }
+        }
+    }
+    assert_eq!(played.len(), 4, "{played:?}");
 }
 
 #[test]
@@ -186,7 +231,7 @@ fn trace(
 
 #[test]
 fn thread_count_does_not_change_a_batch() {
-    for game in ["connect-four", "dark-hex-5", "hanabi", "quoridor"] {
+    for game in ["connect-four", "dark-hex-5", "hanabi", "quoridor", "rotate"] {
         let one = trace(game, &Value::Null, 13, &[], 1, 60);
         let two = trace(game, &Value::Null, 13, &[], 2, 60);
         assert!(one == two, "{game}");
@@ -195,7 +240,7 @@ fn thread_count_does_not_change_a_batch() {
 
 #[test]
 fn sampled_actions_are_legal_and_episodes_reset_themselves() {
-    for id in games() {
+    for id in GAMES {
         let mut env = VecEnv::new(id, &Value::Null, 8, 4, &[], Some(1)).unwrap();
         let mut b = Owned::new(&env);
         env.reset(&mut b.buffers()).unwrap();

@@ -13,7 +13,9 @@ use crate::gauntlet::breakthrough::{self, Breakthrough, Step};
 use crate::gauntlet::connect_four::{self, ConnectFour};
 use crate::gauntlet::hex::{self, Hex};
 use crate::gauntlet::quoridor::{self, Quoridor};
-use crate::hanabi::knowledge::{bit, NUM_IDS};
+use crate::hanabi::knowledge::{
+    bit, candidates, colour_of, rank0_of, Knowledge, Seen, NUM_COLOURS, NUM_IDS, NUM_RANKS,
+};
 use crate::hanabi::{hand_size, Hanabi, HanabiMove, MAX_FUSES, MAX_HAND, MAX_HINTS};
 use crate::registry::AnyState;
 
@@ -352,34 +354,93 @@ fn hanabi_len(seats: usize) -> usize {
     seats * h * NUM_IDS + seats * h * 20 + h * NUM_IDS + 25 + 75 + 8 + 3 + 1 + 1 + seats
 }
 
-/// Sequential writer over an observation slice.
-struct Cursor<'a> {
-    out: &'a mut [f32],
+/// The Hanabi observation as bits, written in section order and expanded to
+/// floats in one pass (every entry but the deck fraction is 0 or 1): no memset,
+/// no scattered stores, eight floats per table lookup.
+struct Bits {
+    words: [u64; BIT_WORDS],
     at: usize,
 }
 
-impl Cursor<'_> {
+/// Words for the longest observation (5 seats: 1118 entries).
+const BIT_WORDS: usize = 18;
+
+impl Bits {
+    fn new() -> Self {
+        Bits {
+            words: [0; BIT_WORDS],
+            at: 0,
+        }
+    }
     fn skip(&mut self, n: usize) {
         self.at += n;
     }
-    fn put(&mut self, x: f32) {
-        self.out[self.at] = x;
-        self.at += 1;
-    }
-    /// `n` entries, 1.0 where bit i of `m` is set (the slice was zeroed).
-    fn bits(&mut self, mut m: u32, n: usize) {
-        let block = &mut self.out[self.at..self.at + n];
-        while m != 0 {
-            block[m.trailing_zeros() as usize] = 1.0;
-            m &= m - 1;
+    /// The next `n` (at most 64) entries: bit i of `m` (below `1 << n`).
+    #[inline]
+    fn put(&mut self, m: u64, n: usize) {
+        let (w, o) = (self.at / 64, self.at % 64);
+        self.words[w] |= m << o;
+        if o + n > 64 {
+            self.words[w + 1] |= m >> (64 - o);
         }
         self.at += n;
     }
-    /// `n` entries, the first `k` of them 1.0 (the slice was zeroed).
+    /// `n` entries, the first `k` of them set.
+    #[inline]
     fn thermometer(&mut self, k: usize, n: usize) {
-        self.out[self.at..self.at + k.min(n)].fill(1.0);
-        self.at += n;
+        self.put((1u64 << k.min(n)) - 1, n);
     }
+    /// Write every entry of `out` (its length is the number of bits put).
+    fn expand(&self, out: &mut [f32]) {
+        debug_assert_eq!(out.len(), self.at);
+        let bytes = self.words.iter().flat_map(|w| w.to_le_bytes());
+        let mut chunks = out.chunks_exact_mut(8);
+        for (chunk, b) in (&mut chunks).zip(bytes.clone()) {
+            chunk.copy_from_slice(&EXPAND[b as usize]);
+        }
+        let last = bytes.clone().nth(self.at / 8).unwrap_or(0);
+        for (i, x) in chunks.into_remainder().iter_mut().enumerate() {
+            *x = EXPAND[last as usize][i];
+        }
+    }
+}
+
+/// Byte -> its eight bits as floats, lowest bit first.
+static EXPAND: [[f32; 8]; 256] = {
+    let mut t = [[0.0f32; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if b >> i & 1 == 1 {
+                t[b][i] = 1.0;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The fireworks and the discard pile as copies seen (the `gone` of
+/// `knowledge::Table`, without the rest of the table).
+fn gone(fireworks: &[u8; NUM_COLOURS], discarded: &[u8; NUM_IDS]) -> Seen {
+    let mut played = 0u32;
+    for (c, &h) in fireworks.iter().enumerate() {
+        played |= ((1u32 << h) - 1) << (c * NUM_RANKS);
+    }
+    let mut at_least = [0u32; 4];
+    for (id, &n) in discarded.iter().enumerate() {
+        let copies = n as usize + (played >> id & 1) as usize;
+        for plane in at_least.iter_mut().take(copies) {
+            *plane |= 1 << id;
+        }
+    }
+    let mut seen = Seen::default();
+    for plane in at_least {
+        seen.add(plane);
+    }
+    seen
 }
 
 impl Tensor for Hanabi {
@@ -434,38 +495,45 @@ impl Tensor for Hanabi {
     /// its cards), every card's public hints, the observer's candidate sets
     /// (from what it sees), the table and the counters; never the deck order.
     fn write_obs(&self, seat: Seat, out: &mut [f32]) {
-        out.fill(0.0);
         let (seats, h) = (self.seats(), hand_size(self.seats()));
-        let mut w = Cursor { out, at: 0 };
+        let mut w = Bits::new();
+        // What the observer sees outside its hand, for its candidate sets.
+        let mut seen = gone(self.fireworks(), self.discarded());
         for s in 0..seats {
             let hand = self.hand(s);
-            for k in 0..h {
-                match hand.get(k) {
-                    Some(c) if s != seat => w.bits(bit(c.id), NUM_IDS),
-                    _ => w.skip(NUM_IDS),
-                }
+            if s == seat {
+                w.skip(h * NUM_IDS);
+                continue;
             }
+            for c in hand {
+                w.put(bit(c.id) as u64, NUM_IDS);
+                seen.add(bit(c.id));
+            }
+            w.skip((h - hand.len()) * NUM_IDS);
         }
         for s in 0..seats {
             let hand = self.hand(s);
-            for k in 0..h {
-                let Some(c) = hand.get(k) else {
-                    w.skip(20);
-                    continue;
-                };
+            for c in hand {
                 let k = c.know;
                 let hinted = k.colour.map_or(0, |c| 1 << c) | k.rank.map_or(0, |r| 1 << (5 + r));
-                w.bits(
-                    hinted | (k.not_colours as u32) << 10 | (k.not_ranks as u32) << 15,
+                w.put(
+                    hinted | (k.not_colours as u64) << 10 | (k.not_ranks as u64) << 15,
                     20,
                 );
             }
+            w.skip((h - hand.len()) * 20);
         }
-        let table = self.table();
-        let (cands, n) = self.candidates_of(&table, seat);
-        for (k, &cand) in cands.iter().enumerate().take(h) {
-            w.bits(if k < n { cand } else { 0 }, NUM_IDS);
+        let own = self.hand(seat);
+        let mut know = [Knowledge::default(); MAX_HAND];
+        for (k, c) in know.iter_mut().zip(own) {
+            *k = c.know;
         }
+        let mut cands = [0u32; MAX_HAND];
+        candidates(seen, &know[..own.len()], &mut cands);
+        for &cand in &cands[..own.len()] {
+            w.put(cand as u64, NUM_IDS);
+        }
+        w.skip((h - own.len()) * NUM_IDS);
         for &height in self.fireworks() {
             w.thermometer(height as usize, 5);
         }
@@ -474,11 +542,34 @@ impl Tensor for Hanabi {
         }
         w.thermometer(self.hint_tokens() as usize, MAX_HINTS as usize);
         w.thermometer(self.fuses() as usize, MAX_FUSES as usize);
-        w.put(self.deck_count() as f32 / crate::hanabi::DECK_SIZE as f32);
-        w.put(f32::from(self.final_turns().is_some()));
-        for s in 0..seats {
-            w.put(f32::from(s == seat));
-        }
+        let deck = w.at;
+        w.skip(1);
+        w.put(u64::from(self.final_turns().is_some()), 1);
+        w.put(1 << seat, seats);
         debug_assert_eq!(w.at, hanabi_len(seats));
+        w.expand(out);
+        out[deck] = self.deck_count() as f32 / crate::hanabi::DECK_SIZE as f32;
+    }
+    /// Plays and discards by slot, hints by target as 5-bit colour and rank masks.
+    fn legal_ids(&self, _: &mut Vec<HanabiMove>, mut f: impl FnMut(usize)) {
+        let Some(me) = self.active_seat() else {
+            return;
+        };
+        let n = self.hand(me).len();
+        (0..n).for_each(&mut f);
+        if self.hint_tokens() < MAX_HINTS {
+            (MAX_HAND..MAX_HAND + n).for_each(&mut f);
+        }
+        if self.hint_tokens() > 0 {
+            for target in (0..self.seats()).filter(|&t| t != me) {
+                let (mut colours, mut ranks) = (0u64, 0u64);
+                for c in self.hand(target) {
+                    colours |= 1 << colour_of(c.id);
+                    ranks |= 1 << rank0_of(c.id);
+                }
+                let base = 2 * MAX_HAND + 10 * target;
+                for_bits(((colours | ranks << 5) as u128) << base, &mut f);
+            }
+        }
     }
 }

@@ -195,13 +195,21 @@ impl<G: Tensor> Envs<G> {
             .active_seat()
             .expect("a live episode has a seat to move");
         slot.game.write_obs(seat, out.obs);
-        out.mask.fill(false);
-        slot.legal.fill(0);
-        let legal = &mut slot.legal;
-        slot.game.legal_ids(&mut slot.scratch, |a| {
-            out.mask[a] = true;
-            legal[a >> 6] |= 1 << (a & 63);
-        });
+        if let Some(bits) = slot.game.legal_bits() {
+            debug_assert!(self.num_actions <= 64);
+            slot.legal[0] = bits;
+            for (a, m) in out.mask.iter_mut().enumerate() {
+                *m = bits >> a & 1 == 1;
+            }
+        } else {
+            out.mask.fill(false);
+            slot.legal.fill(0);
+            let legal = &mut slot.legal;
+            slot.game.legal_ids(&mut slot.scratch, |a| {
+                out.mask[a] = true;
+                legal[a >> 6] |= 1 << (a & 63);
+            });
+        }
         *out.seat = seat as i64;
         *out.game = slot.game.game_index() as i8;
     }

@@ -50,6 +50,11 @@ pub trait Tensor: Game + PartialEq {
         let _ = action;
         0
     }
+    /// The legal ids as one word, for a space of at most 64 ids (`None`: the
+    /// batch asks `legal_ids`). Games that know their moves as bits skip the list.
+    fn legal_bits(&self) -> Option<u64> {
+        None
+    }
     /// Call `f` with the id of every legal move of the seat to move (any order).
     fn legal_ids(&self, scratch: &mut Vec<Self::Move>, mut f: impl FnMut(usize)) {
         self.legal_moves_into(scratch);
@@ -423,24 +428,27 @@ static EXPAND: [[f32; 8]; 256] = {
 };
 
 /// The fireworks and the discard pile as copies seen (the `gone` of
-/// `knowledge::Table`, without the rest of the table).
-fn gone(fireworks: &[u8; NUM_COLOURS], discarded: &[u8; NUM_IDS]) -> Seen {
+/// `knowledge::Table`, without the rest of the table), and the discard
+/// pile's thermometers (3 bits an identity, identity 0 lowest).
+fn gone(fireworks: &[u8; NUM_COLOURS], discarded: &[u8; NUM_IDS]) -> (Seen, u128) {
     let mut played = 0u32;
     for (c, &h) in fireworks.iter().enumerate() {
         played |= ((1u32 << h) - 1) << (c * NUM_RANKS);
     }
     let mut at_least = [0u32; 4];
+    let mut pile = 0u128;
     for (id, &n) in discarded.iter().enumerate() {
-        let copies = n as usize + (played >> id & 1) as usize;
-        for plane in at_least.iter_mut().take(copies) {
-            *plane |= 1 << id;
+        pile |= (((1u32 << n.min(3)) - 1) as u128) << (3 * id);
+        let copies = u32::from(n) + (played >> id & 1);
+        for (k, plane) in at_least.iter_mut().enumerate() {
+            *plane |= u32::from(copies > k as u32) << id;
         }
     }
     let mut seen = Seen::default();
     for plane in at_least {
         seen.add(plane);
     }
-    seen
+    (seen, pile)
 }
 
 impl Tensor for Hanabi {
@@ -498,7 +506,7 @@ impl Tensor for Hanabi {
         let (seats, h) = (self.seats(), hand_size(self.seats()));
         let mut w = Bits::new();
         // What the observer sees outside its hand, for its candidate sets.
-        let mut seen = gone(self.fireworks(), self.discarded());
+        let (mut seen, pile) = gone(self.fireworks(), self.discarded());
         for s in 0..seats {
             let hand = self.hand(s);
             if s == seat {
@@ -534,12 +542,13 @@ impl Tensor for Hanabi {
             w.put(cand as u64, NUM_IDS);
         }
         w.skip((h - own.len()) * NUM_IDS);
-        for &height in self.fireworks() {
-            w.thermometer(height as usize, 5);
+        let mut fireworks = 0u64;
+        for (c, &height) in self.fireworks().iter().enumerate() {
+            fireworks |= ((1u64 << height) - 1) << (5 * c);
         }
-        for &copies in self.discarded() {
-            w.thermometer(copies as usize, 3);
-        }
+        w.put(fireworks, 25);
+        w.put(pile as u64, 64);
+        w.put((pile >> 64) as u64, 3 * NUM_IDS - 64);
         w.thermometer(self.hint_tokens() as usize, MAX_HINTS as usize);
         w.thermometer(self.fuses() as usize, MAX_FUSES as usize);
         let deck = w.at;
@@ -550,15 +559,16 @@ impl Tensor for Hanabi {
         w.expand(out);
         out[deck] = self.deck_count() as f32 / crate::hanabi::DECK_SIZE as f32;
     }
-    /// Plays and discards by slot, hints by target as 5-bit colour and rank masks.
-    fn legal_ids(&self, _: &mut Vec<HanabiMove>, mut f: impl FnMut(usize)) {
+    /// Plays and discards by slot, hints by target as 5-bit colour and rank masks
+    /// (at most 10 + 10 * 5 = 60 ids).
+    fn legal_bits(&self) -> Option<u64> {
         let Some(me) = self.active_seat() else {
-            return;
+            return Some(0);
         };
-        let n = self.hand(me).len();
-        (0..n).for_each(&mut f);
+        let slots = (1u64 << self.hand(me).len()) - 1;
+        let mut bits = slots;
         if self.hint_tokens() < MAX_HINTS {
-            (MAX_HAND..MAX_HAND + n).for_each(&mut f);
+            bits |= slots << MAX_HAND;
         }
         if self.hint_tokens() > 0 {
             for target in (0..self.seats()).filter(|&t| t != me) {
@@ -567,9 +577,12 @@ impl Tensor for Hanabi {
                     colours |= 1 << colour_of(c.id);
                     ranks |= 1 << rank0_of(c.id);
                 }
-                let base = 2 * MAX_HAND + 10 * target;
-                for_bits(((colours | ranks << 5) as u128) << base, &mut f);
+                bits |= (colours | ranks << 5) << (2 * MAX_HAND + 10 * target);
             }
         }
+        Some(bits)
+    }
+    fn legal_ids(&self, _: &mut Vec<HanabiMove>, f: impl FnMut(usize)) {
+        for_bits(self.legal_bits().unwrap_or(0) as u128, f);
     }
 }

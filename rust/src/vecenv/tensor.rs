@@ -395,46 +395,82 @@ impl Bits {
     fn thermometer(&mut self, k: usize, n: usize) {
         self.put((1u64 << k.min(n)) - 1, n);
     }
-    /// Write every entry of `out` (its length is the number of bits put), eight
-    /// at a time from a byte (a mask and compare the compiler vectorises).
+    /// Write every entry of `out` (its length is the number of bits put), four
+    /// at a time from a nibble's row of [`NIBBLES`].
     fn expand(&self, out: &mut [f32]) {
         debug_assert_eq!(out.len(), self.at);
-        let byte = |k: usize| (self.words[k / 8] >> (8 * (k % 8))) as u32 & 0xff;
-        let mut chunks = out.chunks_exact_mut(8);
-        for (k, chunk) in (&mut chunks).enumerate() {
-            let b = byte(k);
-            for (i, x) in chunk.iter_mut().enumerate() {
-                *x = if b & (1 << i) != 0 { 1.0 } else { 0.0 };
+        for (&word, block) in self.words.iter().zip(out.chunks_mut(64)) {
+            let done = block.len() / 4 * 4;
+            let mut quads = block.chunks_exact_mut(4);
+            for (i, quad) in (&mut quads).enumerate() {
+                quad.copy_from_slice(&NIBBLES[(word >> (4 * i)) as usize & 15]);
+            }
+            for (i, x) in quads.into_remainder().iter_mut().enumerate() {
+                *x = (word >> (done + i) & 1) as f32;
             }
         }
-        let b = byte(self.at / 8);
-        for (i, x) in chunks.into_remainder().iter_mut().enumerate() {
-            *x = if b & (1 << i) != 0 { 1.0 } else { 0.0 };
+    }
+}
+
+/// A nibble's four bits as floats, lowest bit first.
+static NIBBLES: [[f32; 4]; 16] = {
+    let mut t = [[0.0f32; 4]; 16];
+    let mut n = 0;
+    while n < 16 {
+        let mut i = 0;
+        while i < 4 {
+            if n >> i & 1 == 1 {
+                t[n][i] = 1.0;
+            }
+            i += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Bit i set where byte i of `x` has its high bit set (SWAR movemask).
+#[inline]
+fn high_bits(x: u64) -> u32 {
+    ((((x >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u32
+}
+
+/// Per threshold k in 1..=3, the identities with at least k copies in the pile
+/// (byte-parallel: a count is at most 3, so adding 0x80 - k sets the high bit
+/// exactly when the byte is at least k).
+fn pile_at_least(discarded: &[u8; NUM_IDS]) -> [u32; 3] {
+    let mut bytes = [0u8; 32];
+    bytes[..NUM_IDS].copy_from_slice(discarded);
+    let mut out = [0u32; 3];
+    for (w, chunk) in bytes.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        for (k, o) in out.iter_mut().enumerate() {
+            let add = 0x0101_0101_0101_0101 * (0x7f - k as u64);
+            *o |= high_bits(x + add) << (8 * w);
         }
     }
+    out
 }
 
 /// The fireworks and the discard pile as copies seen (the `gone` of
 /// `knowledge::Table`, without the rest of the table), and the discard
 /// pile's thermometers (3 bits an identity, identity 0 lowest).
-fn gone(fireworks: &[u8; NUM_COLOURS], discarded: &[u8; NUM_IDS]) -> (Seen, u128) {
+pub(super) fn gone(fireworks: &[u8; NUM_COLOURS], discarded: &[u8; NUM_IDS]) -> (Seen, u128) {
     let mut played = 0u32;
     for (c, &h) in fireworks.iter().enumerate() {
         played |= ((1u32 << h) - 1) << (c * NUM_RANKS);
     }
-    let mut at_least = [0u32; 4];
+    let [one, two, three] = pile_at_least(discarded);
     let mut pile = 0u128;
-    for (id, &n) in discarded.iter().enumerate() {
-        pile |= (((1u32 << n.min(3)) - 1) as u128) << (3 * id);
-        let copies = u32::from(n) + (played >> id & 1);
-        for (k, plane) in at_least.iter_mut().enumerate() {
-            *plane |= u32::from(copies > k as u32) << id;
-        }
-    }
+    for_bits(one as u128, |id| {
+        pile |= (((1u32 << discarded[id].min(3)) - 1) as u128) << (3 * id);
+    });
+    // A played card is one more copy gone.
     let mut seen = Seen::default();
-    for plane in at_least {
-        seen.add(plane);
-    }
+    seen.add(one | played);
+    seen.add(two | (one & played));
+    seen.add(three | (two & played));
+    seen.add(three & played);
     (seen, pile)
 }
 

@@ -497,3 +497,24 @@ fn the_hanabi_writer_and_mask_match_their_reference_for_every_seat_count() {
     }
     assert!(positions > 800, "{positions}");
 }
+
+#[test]
+fn copies_gone_and_pile_thermometers_match_the_engine_table() {
+    use crate::hanabi::knowledge::{Table, COPIES, NUM_IDS};
+    let mut rng = Rng::new(11);
+    for _ in 0..2000 {
+        let mut fireworks = [0u8; 5];
+        for h in fireworks.iter_mut() {
+            *h = rng.below(6) as u8;
+        }
+        let mut discarded = [0u8; NUM_IDS];
+        for (id, d) in discarded.iter_mut().enumerate() {
+            *d = rng.below(COPIES[id % 5] as usize + 1) as u8;
+        }
+        let (seen, pile) = tensor::gone(&fireworks, &discarded);
+        assert_eq!(seen, Table::new(&fireworks, &discarded).gone);
+        for (id, &n) in discarded.iter().enumerate() {
+            assert_eq!((pile >> (3 * id)) & 7, (1 << n) - 1, "{discarded:?}");
+        }
+    }
+}

@@ -147,8 +147,7 @@ fn rotate_episodes_play_the_game_their_seed_draws() {
     let (a, len) = (env.num_actions(), b.obs.len() / n);
     let mut played = HashSet::new();
     for _ in 0..300 {
-        for i in 0..n {
-            let s = &live[i];
+        for (i, s) in live.iter().enumerate() {
             assert_eq!(env.games()[b.game[i] as usize], s.game_id());
             played.insert(s.game_id());
             let (_, obs, mask) = encode(s, 0).unwrap();
@@ -156,8 +155,7 @@ fn rotate_episodes_play_the_game_their_seed_draws() {
             assert_eq!(&b.mask[i * a..(i + 1) * a], mask.as_slice());
         }
         env.sample_legal(&mut actions).unwrap();
-        for i in 0..n {
-            let s = &mut live[i];
+        for (i, s) in live.iter_mut().enumerate() {
             assert_eq!(games[actions[i] as usize], b.game[i] as u8);
             s.apply(&names[actions[i] as usize]).unwrap();
             if !s.is_terminal() {

@@ -217,3 +217,48 @@ def test_the_ray_backend_plays_python_policies_like_the_local_one(tmp_path, ray_
         episodes = LeagueDB(report.database).episodes("py")
         rows[backend] = sorted((r.pairing, r.idx, r.seed, r.score, r.plies) for r in episodes)
     assert len(rows["ray"]) == 4 and rows["ray"] == rows["local"]
+
+
+def gate_args(tmp_path: Path, name: str) -> list[str]:
+    return ["--games", "connect-four", "--batch", "4", "--out", str(tmp_path / name)]
+
+
+def python_decisions(tmp_path: Path, name: str, league: str, policy: str) -> list[dict]:
+    rows = LeagueDB(tmp_path / name / "league.db").runner_rows(league)
+    return [d for r in rows for p, d in zip(r.seats, r.decisions, strict=True) if p == policy]
+
+
+def test_a_python_policy_is_a_gate_candidate_and_reference(tmp_path, capsys):
+    from coworld.cli import main as cli
+
+    random_bot = str(EXAMPLES / "random_bot.py")
+    assert cli(["gate", random_bot, "tactician", *gate_args(tmp_path, "a")]) == 1
+    assert cli(["gate", "tactician", random_bot, *gate_args(tmp_path, "b")]) == 0
+    out = capsys.readouterr().out
+    assert "gate random_bot vs tactician" in out and "worse: LLR" in out
+    assert "gate tactician vs random_bot" in out and "not worse: LLR" in out
+    for name, league in (
+        ("a", "gate: random_bot vs tactician"),
+        ("b", "gate: tactician vs random_bot"),
+    ):
+        mine = python_decisions(tmp_path, name, league, "random_bot")
+        assert mine and sum(d.get("policy", 0) for d in mine) > 0
+        assert not any(k.startswith("fallback") for d in mine for k in d)
+
+
+def test_a_broken_python_policy_in_a_gate_fails_cleanly(tmp_path, capsys):
+    """A file that does not load is bad input (exit 3, one line); a policy that
+    raises while playing is recorded with its cause and the fallback moves."""
+    from coworld.cli import main as cli
+
+    broken = bot(tmp_path, "broken", "def act(:\n")
+    assert cli(["gate", broken, "random", *gate_args(tmp_path, "x")]) == 3
+    out = capsys.readouterr().out
+    assert "error:" in out and "SyntaxError" in out and "Traceback" not in out
+    raising = bot(tmp_path, "raising", "def act(view, legal_moves):\n    raise KeyError('boom')\n")
+    code = cli(["gate", raising, "random", *gate_args(tmp_path, "y"), "--max-episodes", "16"])
+    out = capsys.readouterr().out
+    assert code in (0, 2) and "Traceback" not in out  # the fallback (tactician) beats random
+    mine = python_decisions(tmp_path, "y", "gate: raising vs random", "raising")
+    assert mine and all(d.get("policy", 0) == 0 for d in mine)
+    assert all(d["fallback:error"] == d["fallback"] > 0 for d in mine)

@@ -22,7 +22,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from pettingzoo.test import api_test
 
-GAMES = [g for g in coworld.GAMES if g != "rotate"]
+GAMES = list(coworld.GAMES)
 
 
 # api_test warns, by heuristics it waives for its own classic games by name, about
@@ -54,7 +54,7 @@ def test_pettingzoo_episode_scores_and_masks():
     assert sorted(total.values()) in ([-1.0, 1.0], [0.0, 0.0])
 
 
-@pytest.mark.parametrize("game", ["hex", "dark-hex-5", "hanabi", "quoridor"])
+@pytest.mark.parametrize("game", ["hex", "dark-hex-5", "hanabi", "quoridor", "rotate"])
 def test_gymnasium_check_env_passes(game):
     check_env(coworld.gymnasium.make(game), skip_render_check=True)
 
@@ -99,8 +99,39 @@ def test_gymnasium_illegal_action_plays_the_fallback_or_raises():
             assert info["illegal"] and env.state.plies > plies
 
 
-def test_adapters_refuse_rotate_and_unknown_opponents():
-    with pytest.raises(coworld.ConfigError, match="connect-four"):
-        coworld.pettingzoo.env("rotate")
+def test_adapters_serve_rotate_in_its_padded_space():
+    """Each reset's seed draws the game; another game's id is illegal even where its
+    text is a legal move here (hex's `a1` vs quoridor's `a1`)."""
+    aec = coworld.pettingzoo.env("rotate")
+    assert aec.action_space("player_0").n == 425
+    games = set()
+    for seed in range(8):
+        aec.reset(seed=seed)
+        games.add(aec.state_.resolved_game)
+        obs = aec.observe(aec.agent_selection)
+        assert obs["observation"].shape == (11, 9, 9)
+        if aec.state_.resolved_game == "hex":
+            assert obs["action_mask"][167] and not obs["action_mask"][216]
+            with pytest.raises(coworld.IllegalMove, match="action 216"):
+                aec.step(216)
+            aec.step(167)
+            assert aec.state_.moves == ["a1"]
+    assert games == {"connect-four", "breakthrough", "hex", "quoridor"}
+    gym_env = coworld.gymnasium.make("rotate", illegal="raise")
+    played = set()
+    for seed in range(12):
+        obs, info = gym_env.reset(seed=seed)
+        played.add(gym_env.state.resolved_game)
+        g = int(np.flatnonzero(obs[7:, 0, 0])[0])
+        assert coworld.catalog()["rotate"]["rotation"][g] == gym_env.state.resolved_game
+        legal = np.flatnonzero(info["action_mask"])
+        wrong = int(np.flatnonzero(~np.isin(np.arange(425), legal))[0])
+        with pytest.raises(coworld.IllegalMove):
+            gym_env.step(wrong)
+        gym_env.step(int(legal[0]))
+    assert len(played) > 1
+
+
+def test_adapters_refuse_unknown_opponents():
     with pytest.raises(coworld.ConfigError, match="baselines: probe"):
         coworld.gymnasium.make("dark-hex-5", opponent="tactician")

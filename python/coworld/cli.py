@@ -602,7 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
             "same command after a kill."
         ),
     )
-    p.add_argument("candidate", help="baseline name or policy file (.md/.toml)")
+    p.add_argument("candidate", help="baseline name or policy file (.md/.toml/.py)")
     p.add_argument(
         "reference",
         help="baseline name or policy file; with --anchor, a league database (or its "

@@ -8,6 +8,9 @@ observation is the learner's tensor (docs/vecenv.md); the legal-action mask is
 `info["action_mask"]` (int8). The reward is the learner's score when the episode
 ends. An illegal action is, as for any coworld seat, replaced by the family's
 fallback move and recorded (`info["illegal"]`), unless `illegal="raise"`.
+`rotate` plays, each episode, the game of the rotation its seed draws, in
+VecEnv's padded space (docs/vecenv.md); legality is read from the mask, so an id
+of another game is illegal even where its text is a legal move here.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _core
+from .errors import IllegalMove
 from .games import family_module
 from .games import game as make_game
 from .vecenv import action_names, encode
@@ -48,9 +52,6 @@ class CoworldEnv(gym.Env):
         config: Mapping[str, Any] | None = None,
         illegal: Literal["fallback", "raise"] = "fallback",
     ) -> None:
-        if game == "rotate":
-            # The same refusal (and message) as VecEnv's.
-            _core.VecEnv(game, 1, 1)
         self.reducer = make_game({"game": game, **dict(config or {})})
         probe = self.reducer.init(seed=1)
         if not 0 <= seat < probe.num_seats:
@@ -97,11 +98,18 @@ class CoworldEnv(gym.Env):
         assert self.state is not None, "call reset() first"
         if self.state.is_terminal:
             raise RuntimeError("the episode is over: call reset()")
-        move = self._names[int(action)]
-        illegal = move not in self.state.legal_moves()
+        action = int(action)
+        _, mask = encode(self.state, self.seat)
+        known = 0 <= action < len(mask)
+        move = self._names[action] if known else "no move"
+        illegal = not (known and mask[action])
         if illegal:
             if self.illegal == "raise":
-                self.state.apply(move)  # raises coworld.IllegalMove with the legal moves
+                raise IllegalMove(
+                    f"action {action} ({move}) is not legal here",
+                    move=move,
+                    legal=self.state.legal_moves(),
+                )
             move = self.state.baseline_move(self.fallback)
         self.state = self.state.apply(move)
         self._advance()

@@ -8,6 +8,10 @@ all zeros unless it is that agent's turn. Rewards are the seats' scores when
 the episode ends. Only the AEC API is offered: every coworld game is strictly
 turn-based (one seat acts per ply; a fog seat may act twice in a row), so a
 parallel (simultaneous-move) API would only wrap the same sequence.
+
+`rotate` is served like every game: each episode plays the game of the rotation
+its seed draws, in VecEnv's padded space (docs/vecenv.md); an action id of any
+other game is illegal.
 """
 
 from __future__ import annotations
@@ -21,12 +25,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import _core
+from .errors import IllegalMove
 from .games import game as make_game
 from .vecenv import action_names, encode
 
 
 def env(game: str, config: Mapping[str, Any] | None = None) -> CoworldAEC:
-    """The AEC environment of a game id (`rotate` is refused, as by VecEnv)."""
+    """The AEC environment of a game id (`rotate`: VecEnv's padded rotation space)."""
     return CoworldAEC(game, config)
 
 
@@ -35,7 +40,7 @@ class CoworldAEC(AECEnv):
 
     def __init__(self, game: str, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
-        # VecEnv's checks (rotate, settings) with one env; its sizes describe the spaces.
+        # VecEnv's checks (settings) with one env; its sizes describe the spaces.
         probe = _core.VecEnv(game, 1, 1, None, json.dumps(dict(config)) if config else None, 1)
         self.reducer = make_game({"game": game, **dict(config or {})})
         self.metadata = {**self.metadata, "name": f"coworld_{game.replace('-', '_')}_v0"}
@@ -89,7 +94,7 @@ class CoworldAEC(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.state_ = self.reducer.apply(self.state_, self._names[int(action)])  # type: ignore[arg-type]
+        self.state_ = self.reducer.apply(self.state_, self._move(int(action)))  # type: ignore[arg-type]
         results = self.state_.results
         if results is not None:
             score = results["score"]
@@ -101,6 +106,20 @@ class CoworldAEC(AECEnv):
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.agent_selection = self._agent_to_move()
         self._accumulate_rewards()
+
+    def _move(self, action: int) -> str:
+        """The move text of a legal id (by the mask: under `rotate` another game's
+        id may share a legal move's text, as hex's and quoridor's `a1`)."""
+        assert self.state_ is not None and self.state_.active_seat is not None
+        _, mask = encode(self.state_, self.state_.active_seat)
+        if not 0 <= action < len(mask) or not mask[action]:
+            name = self._names[action] if 0 <= action < len(mask) else "no move"
+            raise IllegalMove(
+                f"action {action} ({name}) is not legal here",
+                move=name,
+                legal=self.state_.legal_moves(),
+            )
+        return self._names[action]
 
     def render(self) -> None:
         return None

@@ -26,8 +26,9 @@ class VecEnv:
     `opponents`: one entry per seat, `None` for a seat the caller plays and a
     baseline name (`"tactician"`, `"probe"`, `"conventions"`, ...) for a seat
     the core plays; omitted, the caller plays every seat. `threads` None uses
-    every core; results are identical for any thread count. `rotate` has no one
-    action space and is refused: make a VecEnv of one of its games.
+    every core; results are identical for any thread count. `rotate` plays, in
+    each episode, the game of the rotation its seed draws, behind one padded
+    space (`games`, `action_games` and `info["game"]` say which; docs/vecenv.md).
     """
 
     def __init__(
@@ -55,7 +56,13 @@ class VecEnv:
         self.obs_shape: tuple[int, ...] = tuple(self._env.obs_shape)
         self.action_names: list[str] = self._env.action_names
         self.learner_seats: list[int] = self._env.learner_seats
-        self._ids = {name: i for i, name in enumerate(self.action_names)}
+        #: The games episodes may play (`rotate`: the rotation; else `[game]`) and,
+        #: per action id, the index in `games` of the game it belongs to.
+        self.games: list[str] = self._env.games
+        self.action_games: np.ndarray = np.array(self._env.action_games, dtype=np.int8)
+        self._ids: list[dict[str, int]] = [{} for _ in self.games]
+        for i, name in enumerate(self.action_names):
+            self._ids[self.action_games[i]][name] = i
         self.obs: np.ndarray = self._env.obs
         self.mask: np.ndarray = self._env.mask
         self.rewards: np.ndarray = self._env.rewards
@@ -63,11 +70,13 @@ class VecEnv:
         self.truncated: np.ndarray = self._env.truncated
         #: `seat`: the seat to move per env; `ending`: code (index into
         #: `coworld.ENDINGS`) of the episode the last step finished, else -1;
-        #: `plies`: that episode's length, else 0.
+        #: `plies`: that episode's length, else 0; `game`: the game the live
+        #: episode plays, as an index into `games`.
         self.info: dict[str, np.ndarray] = {
             "seat": self._env.seat,
             "ending": self._env.ending,
             "plies": self._env.plies,
+            "game": self._env.episode_game,
         }
 
     def __repr__(self) -> str:
@@ -90,12 +99,17 @@ class VecEnv:
         """A uniformly random legal action id per env (from the core's own streams)."""
         return self._env.sample_legal()
 
-    def action_id(self, move: str) -> int:
-        """The id of a canonical move text (`"d4"`, `"hint 2 rank 3"`)."""
+    def action_id(self, move: str, env: int | None = None) -> int:
+        """The id of a canonical move text (`"d4"`, `"hint 2 rank 3"`) in the game
+        env `env`'s live episode plays (`rotate` needs `env`: `a1` is a hex and a
+        quoridor move, with different ids)."""
+        if env is None and len(self.games) > 1:
+            raise ValueError(f"{self.game}: pass env=, whose live game decides the id")
+        game = 0 if env is None else int(self.info["game"][env])
         try:
-            return self._ids[move]
+            return self._ids[game][move]
         except KeyError:
-            raise KeyError(f"{move!r} is not a move of {self.game}'s action space") from None
+            raise KeyError(f"{move!r} is not a move of {self.games[game]}'s action space") from None
 
     def action_name(self, action: int) -> str:
         """The canonical move text of an action id."""

@@ -30,6 +30,9 @@ pub struct PyVecEnv {
     ending: Py<PyArray1<i8>>,
     #[pyo3(get)]
     plies: Py<PyArray1<i32>>,
+    /// The game each env's live episode plays, as an index into `games`.
+    #[pyo3(get)]
+    episode_game: Py<PyArray1<i8>>,
 }
 
 impl PyVecEnv {
@@ -47,6 +50,7 @@ impl PyVecEnv {
         let mut seat = self.seat.bind(py).readwrite();
         let mut ending = self.ending.bind(py).readwrite();
         let mut plies = self.plies.bind(py).readwrite();
+        let mut game = self.episode_game.bind(py).readwrite();
         let mut b = Buffers {
             obs: obs.as_slice_mut()?,
             mask: mask.as_slice_mut()?,
@@ -56,6 +60,7 @@ impl PyVecEnv {
             seat: seat.as_slice_mut()?,
             ending: ending.as_slice_mut()?,
             plies: plies.as_slice_mut()?,
+            game: game.as_slice_mut()?,
         };
         let env = &mut self.env;
         Ok(py.detach(move || f(env, &mut b)))
@@ -91,6 +96,7 @@ impl PyVecEnv {
             seat: PyArray1::zeros(py, n, false).unbind(),
             ending: PyArray1::zeros(py, n, false).unbind(),
             plies: PyArray1::zeros(py, n, false).unbind(),
+            episode_game: PyArray1::zeros(py, n, false).unbind(),
             env,
         })
     }
@@ -147,6 +153,19 @@ impl PyVecEnv {
     #[getter]
     fn learner_seats(&self) -> Vec<usize> {
         self.env.learner_seats()
+    }
+    #[getter]
+    fn games(&self) -> Vec<&'static str> {
+        self.env.games()
+    }
+    #[getter]
+    fn action_games(&self) -> Vec<usize> {
+        // usize, not u8: PyO3 would turn a Vec<u8> into bytes.
+        self.env
+            .action_games()
+            .into_iter()
+            .map(usize::from)
+            .collect()
     }
 }
 

@@ -8,6 +8,7 @@
 //! same per-decision stream as in `simulate` and `coworld play`, so results are
 //! the same for any thread count. docs/vecenv.md is the user's guide.
 
+pub mod rotation;
 pub mod tensor;
 
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use crate::game::{Game, Seat};
 use crate::policy::Player;
 use crate::registry::{AnyState, State};
 use crate::rng::{episode_seed, Rng};
+use rotation::Rotated;
 use tensor::Tensor;
 
 /// The output buffers of one batch (numpy arrays on the Python side), row-major.
@@ -39,6 +41,8 @@ pub struct Buffers<'a> {
     pub ending: &'a mut [i8],
     /// Plies of the episode the step finished, else 0.
     pub plies: &'a mut [i32],
+    /// The game the env's live episode plays, as an index into `VecEnv::games`.
+    pub game: &'a mut [i8],
 }
 
 /// One env's slice of every buffer.
@@ -51,6 +55,7 @@ struct Out<'a> {
     seat: &'a mut i64,
     ending: &'a mut i8,
     plies: &'a mut i32,
+    game: &'a mut i8,
 }
 
 /// One env: its live episode and its own streams.
@@ -190,14 +195,23 @@ impl<G: Tensor> Envs<G> {
             .active_seat()
             .expect("a live episode has a seat to move");
         slot.game.write_obs(seat, out.obs);
-        out.mask.fill(false);
-        slot.legal.fill(0);
-        let legal = &mut slot.legal;
-        slot.game.legal_ids(&mut slot.scratch, |a| {
-            out.mask[a] = true;
-            legal[a >> 6] |= 1 << (a & 63);
-        });
+        if let Some(bits) = slot.game.legal_bits() {
+            debug_assert!(self.num_actions <= 64);
+            slot.legal[0] = bits;
+            for (a, m) in out.mask.iter_mut().enumerate() {
+                *m = bits >> a & 1 == 1;
+            }
+        } else {
+            out.mask.fill(false);
+            slot.legal.fill(0);
+            let legal = &mut slot.legal;
+            slot.game.legal_ids(&mut slot.scratch, |a| {
+                out.mask[a] = true;
+                legal[a >> 6] |= 1 << (a & 63);
+            });
+        }
         *out.seat = seat as i64;
+        *out.game = slot.game.game_index() as i8;
     }
 
     fn reset_one(&self, slot: &mut Slot<G>, mut out: Out) {
@@ -252,8 +266,12 @@ impl<G: Tensor> Envs<G> {
             .zip(b.seat.iter_mut())
             .zip(b.ending.iter_mut())
             .zip(b.plies.iter_mut())
+            .zip(b.game.iter_mut())
             .map(
-                |(((((((obs, mask), rewards), terminated), truncated), seat), ending), plies)| {
+                |(
+                    (((((((obs, mask), rewards), terminated), truncated), seat), ending), plies),
+                    game,
+                )| {
                     Out {
                         obs,
                         mask,
@@ -263,6 +281,7 @@ impl<G: Tensor> Envs<G> {
                         seat,
                         ending,
                         plies,
+                        game,
                     }
                 },
             )
@@ -300,7 +319,7 @@ impl<G: Tensor> Envs<G> {
             && b.mask.len() == n * self.num_actions
             && b.rewards.len() == n * seats
             && [b.terminated.len(), b.truncated.len()] == [n, n]
-            && [b.seat.len(), b.ending.len(), b.plies.len()] == [n, n, n];
+            && [b.seat.len(), b.ending.len(), b.plies.len(), b.game.len()] == [n, n, n, n];
         ok.then_some(())
             .ok_or_else(|| CoreError::config("buffers", "buffer sizes do not match the batch"))
     }
@@ -386,6 +405,13 @@ impl<G: Tensor> Envs<G> {
         Ok(())
     }
 
+    /// The game of every action id, as an index into `games`.
+    fn action_games(&self) -> Vec<u8> {
+        (0..self.num_actions)
+            .map(|a| self.template.action_game(a) as u8)
+            .collect()
+    }
+
     fn action_names(&self) -> Vec<String> {
         let g = &self.template;
         (0..self.num_actions)
@@ -428,12 +454,12 @@ fn resolve_opponents<G: Tensor>(
 
 macro_rules! vec_envs {
     ($($variant:ident($ty:ty)),* $(,)?) => {
-        /// A batch of any game.
-        pub enum VecEnv { $($variant(Envs<$ty>)),* }
+        /// A batch of any game; `Rotate` plays the rotation's games behind one space.
+        pub enum VecEnv { $($variant(Envs<$ty>),)* Rotate(Envs<Rotated>) }
 
         macro_rules! each_env {
             ($e:expr, $v:ident => $body:expr) => {
-                match $e { $(VecEnv::$variant($v) => $body),* }
+                match $e { $(VecEnv::$variant($v) => $body,)* VecEnv::Rotate($v) => $body }
             };
         }
 
@@ -477,17 +503,14 @@ impl VecEnv {
         opponents: &[Option<String>],
         threads: Option<usize>,
     ) -> CoreResult<VecEnv> {
-        if game == "rotate" {
-            return Err(CoreError::config(
-                "game",
-                "rotate plays a different game each episode, so it has no one action space; \
-                 make a VecEnv of one of its games: connect-four, breakthrough, hex, quoridor",
-            ));
-        }
         if n == 0 {
             return Err(CoreError::config("n", "a batch needs at least one env"));
         }
         let probe = State::new(game, config, crate::rng::resolve_seed(seed))?;
+        if probe.requested == "rotate" {
+            let envs = Envs::new(probe.requested, config, n, seed, opponents, threads)?;
+            return Ok(VecEnv::Rotate(envs));
+        }
         VecEnv::of(
             &probe.inner,
             probe.requested,
@@ -513,6 +536,17 @@ impl VecEnv {
     }
     pub fn game_id(&self) -> &'static str {
         each_env!(self, e => e.id)
+    }
+    /// The games episodes may play (`rotate`: the rotation, in order; else the game).
+    pub fn games(&self) -> Vec<&'static str> {
+        match self {
+            VecEnv::Rotate(_) => crate::catalog::rotation().to_vec(),
+            _ => vec![self.game_id()],
+        }
+    }
+    /// The game of every action id, as an index into `games`.
+    pub fn action_games(&self) -> Vec<u8> {
+        each_env!(self, e => e.action_games())
     }
     /// The canonical move text of every action id, in id order.
     pub fn action_names(&self) -> Vec<String> {
@@ -549,17 +583,30 @@ pub fn encode(state: &State, seat: Seat) -> CoreResult<(Vec<usize>, Vec<f32>, Ve
         g.legal_ids(&mut Vec::new(), |a| mask[a] = true);
         (shape, obs, mask)
     }
+    if let Some(r) = rotated(state) {
+        return Ok(of(&r, seat));
+    }
     Ok(crate::registry::dispatch!(&state.inner, g => of(g, seat)))
 }
 
-/// The action id of a move text in this state's game (the move need not be legal here).
+/// The canonical move text of every action id of this state's game (`rotate`: the rotation's space).
 pub fn action_names_of(state: &State) -> Vec<String> {
     fn of<G: Tensor>(g: &G) -> Vec<String> {
         (0..g.num_actions())
             .map(|a| g.move_name(g.move_of(a).expect("ids below num_actions name moves")))
             .collect()
     }
-    crate::registry::dispatch!(&state.inner, g => of(g))
+    match rotated(state) {
+        Some(r) => of(&r),
+        None => crate::registry::dispatch!(&state.inner, g => of(g)),
+    }
+}
+
+/// A `rotate` state as the batch sees it (its tensors are the rotation's).
+fn rotated(state: &State) -> Option<Rotated> {
+    (state.requested == "rotate")
+        .then(|| Rotated::from_any(state.inner.clone()))
+        .flatten()
 }
 
 #[cfg(test)]

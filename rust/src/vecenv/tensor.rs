@@ -13,7 +13,9 @@ use crate::gauntlet::breakthrough::{self, Breakthrough, Step};
 use crate::gauntlet::connect_four::{self, ConnectFour};
 use crate::gauntlet::hex::{self, Hex};
 use crate::gauntlet::quoridor::{self, Quoridor};
-use crate::hanabi::knowledge::{bit, NUM_IDS};
+use crate::hanabi::knowledge::{
+    bit, candidates, colour_of, rank0_of, Knowledge, Seen, NUM_COLOURS, NUM_IDS, NUM_RANKS,
+};
 use crate::hanabi::{hand_size, Hanabi, HanabiMove, MAX_FUSES, MAX_HAND, MAX_HINTS};
 use crate::registry::AnyState;
 
@@ -36,6 +38,21 @@ pub trait Tensor: Game + PartialEq {
     /// the registry's state for the batch's first seed.
     fn reseeded(&self, seed: i64) -> Option<Self> {
         let _ = seed;
+        None
+    }
+    /// Which game of the batch's list this episode plays (`rotate`: its index
+    /// in the rotation; every other game has one).
+    fn game_index(&self) -> usize {
+        0
+    }
+    /// Which game of the batch's list action id `action` belongs to.
+    fn action_game(&self, action: usize) -> usize {
+        let _ = action;
+        0
+    }
+    /// The legal ids as one word, for a space of at most 64 ids (`None`: the
+    /// batch asks `legal_ids`). Games that know their moves as bits skip the list.
+    fn legal_bits(&self) -> Option<u64> {
         None
     }
     /// Call `f` with the id of every legal move of the seat to move (any order).
@@ -342,34 +359,119 @@ fn hanabi_len(seats: usize) -> usize {
     seats * h * NUM_IDS + seats * h * 20 + h * NUM_IDS + 25 + 75 + 8 + 3 + 1 + 1 + seats
 }
 
-/// Sequential writer over an observation slice.
-struct Cursor<'a> {
-    out: &'a mut [f32],
+/// The Hanabi observation as bits, written in section order and expanded to
+/// floats in one pass (every entry but the deck fraction is 0 or 1): no memset,
+/// no scattered stores.
+struct Bits {
+    words: [u64; BIT_WORDS],
     at: usize,
 }
 
-impl Cursor<'_> {
+/// Words for the longest observation (5 seats: 1118 entries).
+const BIT_WORDS: usize = 18;
+
+impl Bits {
+    fn new() -> Self {
+        Bits {
+            words: [0; BIT_WORDS],
+            at: 0,
+        }
+    }
     fn skip(&mut self, n: usize) {
         self.at += n;
     }
-    fn put(&mut self, x: f32) {
-        self.out[self.at] = x;
-        self.at += 1;
-    }
-    /// `n` entries, 1.0 where bit i of `m` is set (the slice was zeroed).
-    fn bits(&mut self, mut m: u32, n: usize) {
-        let block = &mut self.out[self.at..self.at + n];
-        while m != 0 {
-            block[m.trailing_zeros() as usize] = 1.0;
-            m &= m - 1;
+    /// The next `n` (at most 64) entries: bit i of `m` (below `1 << n`).
+    #[inline]
+    fn put(&mut self, m: u64, n: usize) {
+        let (w, o) = (self.at / 64, self.at % 64);
+        self.words[w] |= m << o;
+        if o + n > 64 {
+            self.words[w + 1] |= m >> (64 - o);
         }
         self.at += n;
     }
-    /// `n` entries, the first `k` of them 1.0 (the slice was zeroed).
+    /// `n` entries, the first `k` of them set.
+    #[inline]
     fn thermometer(&mut self, k: usize, n: usize) {
-        self.out[self.at..self.at + k.min(n)].fill(1.0);
-        self.at += n;
+        self.put((1u64 << k.min(n)) - 1, n);
     }
+    /// Write every entry of `out` (its length is the number of bits put), four
+    /// at a time from a nibble's row of [`NIBBLES`].
+    fn expand(&self, out: &mut [f32]) {
+        debug_assert_eq!(out.len(), self.at);
+        for (&word, block) in self.words.iter().zip(out.chunks_mut(64)) {
+            let done = block.len() / 4 * 4;
+            let mut quads = block.chunks_exact_mut(4);
+            for (i, quad) in (&mut quads).enumerate() {
+                quad.copy_from_slice(&NIBBLES[(word >> (4 * i)) as usize & 15]);
+            }
+            for (i, x) in quads.into_remainder().iter_mut().enumerate() {
+                *x = (word >> (done + i) & 1) as f32;
+            }
+        }
+    }
+}
+
+/// A nibble's four bits as floats, lowest bit first.
+static NIBBLES: [[f32; 4]; 16] = {
+    let mut t = [[0.0f32; 4]; 16];
+    let mut n = 0;
+    while n < 16 {
+        let mut i = 0;
+        while i < 4 {
+            if n >> i & 1 == 1 {
+                t[n][i] = 1.0;
+            }
+            i += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Bit i set where byte i of `x` has its high bit set (SWAR movemask).
+#[inline]
+fn high_bits(x: u64) -> u32 {
+    ((((x >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u32
+}
+
+/// Per threshold k in 1..=3, the identities with at least k copies in the pile
+/// (byte-parallel: a count is at most 3, so adding 0x80 - k sets the high bit
+/// exactly when the byte is at least k).
+fn pile_at_least(discarded: &[u8; NUM_IDS]) -> [u32; 3] {
+    let mut bytes = [0u8; 32];
+    bytes[..NUM_IDS].copy_from_slice(discarded);
+    let mut out = [0u32; 3];
+    for (w, chunk) in bytes.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        for (k, o) in out.iter_mut().enumerate() {
+            let add = 0x0101_0101_0101_0101 * (0x7f - k as u64);
+            *o |= high_bits(x + add) << (8 * w);
+        }
+    }
+    out
+}
+
+/// The fireworks and the discard pile as copies seen (the `gone` of
+/// `knowledge::Table`, without the rest of the table), and the discard
+/// pile's thermometers (3 bits an identity, identity 0 lowest).
+pub(super) fn gone(fireworks: &[u8; NUM_COLOURS], discarded: &[u8; NUM_IDS]) -> (Seen, u128) {
+    let mut played = 0u32;
+    for (c, &h) in fireworks.iter().enumerate() {
+        played |= ((1u32 << h) - 1) << (c * NUM_RANKS);
+    }
+    let [one, two, three] = pile_at_least(discarded);
+    let mut pile = 0u128;
+    for_bits(one as u128, |id| {
+        pile |= (((1u32 << discarded[id].min(3)) - 1) as u128) << (3 * id);
+    });
+    // A played card is one more copy gone.
+    let mut seen = Seen::default();
+    seen.add(one | played);
+    seen.add(two | (one & played));
+    seen.add(three | (two & played));
+    seen.add(three & played);
+    (seen, pile)
 }
 
 impl Tensor for Hanabi {
@@ -424,51 +526,86 @@ impl Tensor for Hanabi {
     /// its cards), every card's public hints, the observer's candidate sets
     /// (from what it sees), the table and the counters; never the deck order.
     fn write_obs(&self, seat: Seat, out: &mut [f32]) {
-        out.fill(0.0);
         let (seats, h) = (self.seats(), hand_size(self.seats()));
-        let mut w = Cursor { out, at: 0 };
+        let mut w = Bits::new();
+        // What the observer sees outside its hand, for its candidate sets.
+        let (mut seen, pile) = gone(self.fireworks(), self.discarded());
         for s in 0..seats {
             let hand = self.hand(s);
-            for k in 0..h {
-                match hand.get(k) {
-                    Some(c) if s != seat => w.bits(bit(c.id), NUM_IDS),
-                    _ => w.skip(NUM_IDS),
-                }
+            if s == seat {
+                w.skip(h * NUM_IDS);
+                continue;
             }
+            for c in hand {
+                w.put(bit(c.id) as u64, NUM_IDS);
+                seen.add(bit(c.id));
+            }
+            w.skip((h - hand.len()) * NUM_IDS);
         }
         for s in 0..seats {
             let hand = self.hand(s);
-            for k in 0..h {
-                let Some(c) = hand.get(k) else {
-                    w.skip(20);
-                    continue;
-                };
+            for c in hand {
                 let k = c.know;
                 let hinted = k.colour.map_or(0, |c| 1 << c) | k.rank.map_or(0, |r| 1 << (5 + r));
-                w.bits(
-                    hinted | (k.not_colours as u32) << 10 | (k.not_ranks as u32) << 15,
+                w.put(
+                    hinted | (k.not_colours as u64) << 10 | (k.not_ranks as u64) << 15,
                     20,
                 );
             }
+            w.skip((h - hand.len()) * 20);
         }
-        let table = self.table();
-        let (cands, n) = self.candidates_of(&table, seat);
-        for (k, &cand) in cands.iter().enumerate().take(h) {
-            w.bits(if k < n { cand } else { 0 }, NUM_IDS);
+        let own = self.hand(seat);
+        let mut know = [Knowledge::default(); MAX_HAND];
+        for (k, c) in know.iter_mut().zip(own) {
+            *k = c.know;
         }
-        for &height in self.fireworks() {
-            w.thermometer(height as usize, 5);
+        let mut cands = [0u32; MAX_HAND];
+        candidates(seen, &know[..own.len()], &mut cands);
+        for &cand in &cands[..own.len()] {
+            w.put(cand as u64, NUM_IDS);
         }
-        for &copies in self.discarded() {
-            w.thermometer(copies as usize, 3);
+        w.skip((h - own.len()) * NUM_IDS);
+        let mut fireworks = 0u64;
+        for (c, &height) in self.fireworks().iter().enumerate() {
+            fireworks |= ((1u64 << height) - 1) << (5 * c);
         }
+        w.put(fireworks, 25);
+        w.put(pile as u64, 64);
+        w.put((pile >> 64) as u64, 3 * NUM_IDS - 64);
         w.thermometer(self.hint_tokens() as usize, MAX_HINTS as usize);
         w.thermometer(self.fuses() as usize, MAX_FUSES as usize);
-        w.put(self.deck_count() as f32 / crate::hanabi::DECK_SIZE as f32);
-        w.put(f32::from(self.final_turns().is_some()));
-        for s in 0..seats {
-            w.put(f32::from(s == seat));
-        }
+        let deck = w.at;
+        w.skip(1);
+        w.put(u64::from(self.final_turns().is_some()), 1);
+        w.put(1 << seat, seats);
         debug_assert_eq!(w.at, hanabi_len(seats));
+        w.expand(out);
+        out[deck] = self.deck_count() as f32 / crate::hanabi::DECK_SIZE as f32;
+    }
+    /// Plays and discards by slot, hints by target as 5-bit colour and rank masks
+    /// (at most 10 + 10 * 5 = 60 ids).
+    fn legal_bits(&self) -> Option<u64> {
+        let Some(me) = self.active_seat() else {
+            return Some(0);
+        };
+        let slots = (1u64 << self.hand(me).len()) - 1;
+        let mut bits = slots;
+        if self.hint_tokens() < MAX_HINTS {
+            bits |= slots << MAX_HAND;
+        }
+        if self.hint_tokens() > 0 {
+            for target in (0..self.seats()).filter(|&t| t != me) {
+                let (mut colours, mut ranks) = (0u64, 0u64);
+                for c in self.hand(target) {
+                    colours |= 1 << colour_of(c.id);
+                    ranks |= 1 << rank0_of(c.id);
+                }
+                bits |= (colours | ranks << 5) << (2 * MAX_HAND + 10 * target);
+            }
+        }
+        Some(bits)
+    }
+    fn legal_ids(&self, _: &mut Vec<HanabiMove>, f: impl FnMut(usize)) {
+        for_bits(self.legal_bits().unwrap_or(0) as u128, f);
     }
 }

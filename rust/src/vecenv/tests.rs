@@ -15,6 +15,7 @@ struct Owned {
     seat: Vec<i64>,
     ending: Vec<i8>,
     plies: Vec<i32>,
+    game: Vec<i8>,
 }
 
 impl Owned {
@@ -30,6 +31,7 @@ impl Owned {
             seat: vec![0; n],
             ending: vec![0; n],
             plies: vec![0; n],
+            game: vec![0; n],
         }
     }
     fn buffers(&mut self) -> Buffers<'_> {
@@ -42,6 +44,7 @@ impl Owned {
             seat: &mut self.seat,
             ending: &mut self.ending,
             plies: &mut self.plies,
+            game: &mut self.game,
         }
     }
 }
@@ -124,15 +127,55 @@ fn stepping_or_sampling_before_reset_is_refused() {
     assert!(env.step(&[0, 0], &mut b.buffers()).is_err());
 }
 
+/// Every `rotate` episode plays the game the registry resolves from its seed
+/// (`episode_seed(seed, k * n + i)`), against the baseline exactly as
+/// `coworld play` would, and its tensors are the member's, padded.
 #[test]
-fn rotate_is_refused_with_the_games_to_use() {
-    let err = VecEnv::new("rotate", &Value::Null, 4, 1, &[], Some(1))
-        .err()
-        .unwrap();
-    assert!(
-        err.to_string().contains("connect-four, breakthrough"),
-        "{err}"
-    );
+fn rotate_episodes_play_the_game_their_seed_draws() {
+    let (n, seed) = (5, 33);
+    let opponents = [None, Some("tactician".to_string())];
+    let mut env = VecEnv::new("rotate", &Value::Null, n, seed, &opponents, Some(1)).unwrap();
+    assert_eq!(env.games(), crate::catalog::rotation());
+    let names = env.action_names();
+    let games = env.action_games();
+    let mut b = Owned::new(&env);
+    env.reset(&mut b.buffers()).unwrap();
+    let registry = |k: u64| State::new("rotate", &Value::Null, episode_seed(seed, k)).unwrap();
+    let mut live: Vec<State> = (0..n as u64).map(registry).collect();
+    let mut episodes = vec![0u64; n];
+    let mut actions = vec![0i64; n];
+    let (a, len) = (env.num_actions(), b.obs.len() / n);
+    let mut played = HashSet::new();
+    for _ in 0..300 {
+        for (i, s) in live.iter().enumerate() {
+            assert_eq!(env.games()[b.game[i] as usize], s.game_id());
+            played.insert(s.game_id());
+            let (_, obs, mask) = encode(s, 0).unwrap();
+            assert_eq!(&b.obs[i * len..(i + 1) * len], obs.as_slice());
+            assert_eq!(&b.mask[i * a..(i + 1) * a], mask.as_slice());
+        }
+        env.sample_legal(&mut actions).unwrap();
+        for (i, s) in live.iter_mut().enumerate() {
+            assert_eq!(games[actions[i] as usize], b.game[i] as u8);
+            s.apply(&names[actions[i] as usize]).unwrap();
+            if !s.is_terminal() {
+                let reply = s.baseline_move("tactician").unwrap();
+                s.apply(&reply).unwrap();
+            }
+        }
+        env.step(&actions, &mut b.buffers()).unwrap();
+        for i in 0..n {
+            assert_eq!(b.terminated[i], live[i].is_terminal());
+            if b.terminated[i] {
+                let score = &live[i].results().unwrap()["score"];
+                let got = json!([b.rewards[2 * i] as i32, b.rewards[2 * i + 1] as i32]);
+                assert_eq!(score, &got);
+                episodes[i] += 1;
+                live[i] = registry(episodes[i] * n as u64 + i as u64);
+            }
+        }
+    }
+    assert_eq!(played.len(), 4, "{played:?}");
 }
 
 #[test]
@@ -186,7 +229,7 @@ fn trace(
 
 #[test]
 fn thread_count_does_not_change_a_batch() {
-    for game in ["connect-four", "dark-hex-5", "hanabi", "quoridor"] {
+    for game in ["connect-four", "dark-hex-5", "hanabi", "quoridor", "rotate"] {
         let one = trace(game, &Value::Null, 13, &[], 1, 60);
         let two = trace(game, &Value::Null, 13, &[], 2, 60);
         assert!(one == two, "{game}");
@@ -195,7 +238,7 @@ fn thread_count_does_not_change_a_batch() {
 
 #[test]
 fn sampled_actions_are_legal_and_episodes_reset_themselves() {
-    for id in games() {
+    for id in GAMES {
         let mut env = VecEnv::new(id, &Value::Null, 8, 4, &[], Some(1)).unwrap();
         let mut b = Owned::new(&env);
         env.reset(&mut b.buffers()).unwrap();
@@ -369,4 +412,107 @@ fn hanabi_hint_planes_follow_the_hints() {
         );
     }
     assert!(touched > 0);
+}
+
+/// The Hanabi observation written entry by entry, straight from the documented
+/// sections and the engine's own `candidates_of` (the writer's oracle).
+fn hanabi_reference_obs(g: &crate::hanabi::Hanabi, seat: usize) -> Vec<f32> {
+    use crate::hanabi::knowledge::NUM_IDS;
+    use crate::hanabi::{hand_size, MAX_FUSES, MAX_HINTS};
+    let (seats, h) = (g.seats(), hand_size(g.seats()));
+    let mut out = Vec::new();
+    let bits = |out: &mut Vec<f32>, m: u32, n: usize| {
+        out.extend((0..n).map(|i| (m >> i & 1) as f32));
+    };
+    let thermometer = |out: &mut Vec<f32>, k: usize, n: usize| {
+        out.extend((0..n).map(|i| f32::from(i < k)));
+    };
+    for s in 0..seats {
+        for k in 0..h {
+            match g.hand(s).get(k) {
+                Some(c) if s != seat => bits(&mut out, 1 << c.id, NUM_IDS),
+                _ => bits(&mut out, 0, NUM_IDS),
+            }
+        }
+    }
+    for s in 0..seats {
+        for k in 0..h {
+            let m = g.hand(s).get(k).map_or(0, |c| {
+                let k = c.know;
+                let hinted = k.colour.map_or(0, |c| 1 << c) | k.rank.map_or(0, |r| 1 << (5 + r));
+                hinted | (k.not_colours as u32) << 10 | (k.not_ranks as u32) << 15
+            });
+            bits(&mut out, m, 20);
+        }
+    }
+    let (cands, n) = g.candidates_of(&g.table(), seat);
+    for (k, &cand) in cands.iter().enumerate().take(h) {
+        bits(&mut out, if k < n { cand } else { 0 }, NUM_IDS);
+    }
+    for &height in g.fireworks() {
+        thermometer(&mut out, height as usize, 5);
+    }
+    for &copies in g.discarded() {
+        thermometer(&mut out, copies as usize, 3);
+    }
+    thermometer(&mut out, g.hint_tokens() as usize, MAX_HINTS as usize);
+    thermometer(&mut out, g.fuses() as usize, MAX_FUSES as usize);
+    out.push(g.deck_count() as f32 / crate::hanabi::DECK_SIZE as f32);
+    out.push(f32::from(g.final_turns().is_some()));
+    out.extend((0..seats).map(|s| f32::from(s == seat)));
+    out
+}
+
+#[test]
+fn the_hanabi_writer_and_mask_match_their_reference_for_every_seat_count() {
+    use crate::hanabi::Hanabi;
+    let mut positions = 0;
+    for seats in 2..=5 {
+        for seed in 1..=12 {
+            let mut g = Hanabi::new(seats, seed);
+            let mut rng = Rng::new(seed * 7 + seats as i64);
+            while !g.is_terminal() {
+                for seat in 0..seats {
+                    let mut obs = vec![f32::NAN; g.obs_shape()[0]];
+                    g.write_obs(seat, &mut obs);
+                    assert_eq!(obs, hanabi_reference_obs(&g, seat), "{seats} seats");
+                }
+                let mut ids = Vec::new();
+                g.legal_ids(&mut Vec::new(), |a| ids.push(a));
+                ids.sort_unstable();
+                let mut expected: Vec<usize> = g
+                    .legal_moves()
+                    .into_iter()
+                    .map(|m| g.action_of(m))
+                    .collect();
+                expected.sort_unstable();
+                assert_eq!(ids, expected);
+                positions += 1;
+                let legal = g.legal_moves();
+                g.apply(legal[rng.below(legal.len())]);
+            }
+        }
+    }
+    assert!(positions > 800, "{positions}");
+}
+
+#[test]
+fn copies_gone_and_pile_thermometers_match_the_engine_table() {
+    use crate::hanabi::knowledge::{Table, COPIES, NUM_IDS};
+    let mut rng = Rng::new(11);
+    for _ in 0..2000 {
+        let mut fireworks = [0u8; 5];
+        for h in fireworks.iter_mut() {
+            *h = rng.below(6) as u8;
+        }
+        let mut discarded = [0u8; NUM_IDS];
+        for (id, d) in discarded.iter_mut().enumerate() {
+            *d = rng.below(COPIES[id % 5] as usize + 1) as u8;
+        }
+        let (seen, pile) = tensor::gone(&fireworks, &discarded);
+        assert_eq!(seen, Table::new(&fireworks, &discarded).gone);
+        for (id, &n) in discarded.iter().enumerate() {
+            assert_eq!((pile >> (3 * id)) & 7, (1 << n) - 1, "{discarded:?}");
+        }
+    }
 }

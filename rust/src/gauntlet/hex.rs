@@ -32,11 +32,11 @@ pub struct Hex {
     plies: u32,
     history: MoveRecord<u8, { MAX_PLIES as usize }>,
     outcome: Option<Outcome>,
-    /// Union-find over the stones (both colours; groups never mix): `parent` links
-    /// a stone toward its group's root, and a root's `edges` says which of its
-    /// owner's edges the group touches. Only entries of occupied cells mean anything.
-    parent: [u8; CELLS],
-    edges: [u8; CELLS],
+    /// The stones' groups (both colours; groups never mix): `label` names a stone's
+    /// group by one of its cells, and `group[label]` holds every cell of that group.
+    /// Only entries of occupied cells, and of labels in use, mean anything.
+    label: [u8; CELLS],
+    group: [u64; CELLS],
 }
 
 impl Default for Hex {
@@ -52,9 +52,6 @@ fn geo() -> &'static Geometry {
 const CELLS: usize = SIZE * SIZE;
 /// Every cell, as a constant (the kernel's geometry lives in a lazily built table).
 const BOARD: u64 = (1 << CELLS) - 1;
-/// Group flags: the group touches its owner's source edge / target edge.
-const SOURCE: u8 = 1;
-const TARGET: u8 = 2;
 
 /// `NEIGHBORS[c]`: the cells adjacent to cell `c` (the 7 x 7 board fits a u64).
 static NEIGHBORS: [u64; CELLS] = neighbor_table();
@@ -78,17 +75,18 @@ const fn neighbor_table() -> [u64; CELLS] {
     t
 }
 
-/// `EDGES[seat][c]`: which of `seat`'s edges cell `c` lies on.
-static EDGES: [[u8; CELLS]; 2] = edge_table();
+/// `EDGES[seat]`: the cells of `seat`'s source edge and of its target edge.
+static EDGES: [[u64; 2]; 2] = edge_table();
 
-const fn edge_table() -> [[u8; CELLS]; 2] {
-    let mut t = [[0u8; CELLS]; 2];
-    let mut c = 0;
-    while c < CELLS {
-        let (f, r) = (c % SIZE, c / SIZE);
-        t[0][c] = (if f == 0 { SOURCE } else { 0 }) | (if f == SIZE - 1 { TARGET } else { 0 });
-        t[1][c] = (if r == 0 { SOURCE } else { 0 }) | (if r == SIZE - 1 { TARGET } else { 0 });
-        c += 1;
+const fn edge_table() -> [[u64; 2]; 2] {
+    let mut t = [[0u64; 2]; 2];
+    let mut i = 0;
+    while i < SIZE {
+        t[0][0] |= 1 << (i * SIZE); // file a
+        t[0][1] |= 1 << (i * SIZE + SIZE - 1); // the last file
+        t[1][0] |= 1 << i; // rank 1
+        t[1][1] |= 1 << ((SIZE - 1) * SIZE + i); // the last rank
+        i += 1;
     }
     t
 }
@@ -106,8 +104,8 @@ impl Hex {
             plies: 0,
             history: MoveRecord::default(),
             outcome: None,
-            parent: [0; CELLS],
-            edges: [0; CELLS],
+            label: [0; CELLS],
+            group: [0; CELLS],
         }
     }
 
@@ -137,33 +135,35 @@ impl Hex {
     /// true when the joined group touches both of `seat`'s edges. The board was not
     /// connected before, so only the new stone's group can join them. `own`: `seat`'s
     /// stones, with or without the new one (its neighbours are the same).
+    ///
+    /// The new stone takes the label of one neighbouring group; only a second or
+    /// third group it joins is relabelled, so the common case (no neighbour, or one
+    /// group) walks no bits, and a stone's group is one read away.
     #[inline]
     fn join_group(&mut self, cell: u8, seat: Seat, own: Mask) -> bool {
         let c = cell as usize;
-        self.parent[c] = cell;
-        let mut edges = EDGES[seat][c];
         let mut friends = NEIGHBORS[c] & own as u64;
+        let label = if friends == 0 {
+            cell
+        } else {
+            self.label[friends.trailing_zeros() as usize]
+        };
+        // An empty cell was never a label: with no friend, `group[cell]` is still 0.
+        let mut joined = self.group[label as usize] | 1 << c;
+        friends &= !joined;
         while friends != 0 {
-            let root = self.root(friends.trailing_zeros() as usize);
-            friends &= friends - 1;
-            if root != c {
-                self.parent[root] = cell;
-                edges |= self.edges[root];
+            let mut other = self.group[self.label[friends.trailing_zeros() as usize] as usize];
+            friends &= !other;
+            joined |= other;
+            while other != 0 {
+                self.label[other.trailing_zeros() as usize] = label;
+                other &= other - 1;
             }
         }
-        self.edges[c] = edges;
-        edges == SOURCE | TARGET
-    }
-
-    /// The root of a stone's group, halving the path on the way.
-    #[inline]
-    fn root(&mut self, mut c: usize) -> usize {
-        while self.parent[c] as usize != c {
-            let up = self.parent[self.parent[c] as usize];
-            self.parent[c] = up;
-            c = up as usize;
-        }
-        c
+        self.label[c] = label;
+        self.group[label as usize] = joined;
+        let [source, target] = EDGES[seat];
+        (joined & source != 0) & (joined & target != 0)
     }
 
     fn stones_json(&self) -> Value {
@@ -217,7 +217,7 @@ impl Game for Hex {
     fn apply(&mut self, cell: u8) {
         debug_assert!(self.outcome.is_none() && self.stone_at(cell as usize).is_none());
         let me = self.mover;
-        // The union-find reads the stones from before this one (a register), not
+        // The group join reads the stones from before this one (a register), not
         // back from memory just after the store, which would stall the load.
         let before = self.stones[me];
         self.stones[me] = before | 1 << cell;
@@ -392,14 +392,14 @@ mod tests {
         }
     }
 
-    /// The connection check the union-find replaces: flood the placed stone's group.
+    /// The connection check the group labels replace: flood the placed stone's group.
     fn connects_by_flood(g: &Hex, cell: u8, seat: Seat) -> bool {
         let group = geo().flood(1 << cell, g.stones[seat]);
         group & geo().source(seat) != 0 && group & geo().target(seat) != 0
     }
 
     #[test]
-    fn union_find_agrees_with_the_flood_at_every_ply() {
+    fn groups_agree_with_the_flood_at_every_ply() {
         let mut rng = Rng::new(21);
         let mut wins = [0; 2];
         for _ in 0..5000 {
@@ -423,9 +423,9 @@ mod tests {
     fn neighbor_table_matches_the_kernel() {
         for c in 0..CELLS {
             assert_eq!(NEIGHBORS[c] as u128, geo().neighbors(c), "cell {c}");
-            for (seat, edges) in EDGES.iter().enumerate() {
-                assert_eq!(edges[c] & SOURCE != 0, geo().source(seat) >> c & 1 == 1);
-                assert_eq!(edges[c] & TARGET != 0, geo().target(seat) >> c & 1 == 1);
+            for (seat, [source, target]) in EDGES.iter().enumerate() {
+                assert_eq!(source >> c & 1 == 1, geo().source(seat) >> c & 1 == 1);
+                assert_eq!(target >> c & 1 == 1, geo().target(seat) >> c & 1 == 1);
             }
         }
     }

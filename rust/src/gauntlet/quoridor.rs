@@ -277,12 +277,11 @@ impl Quoridor {
             .unwrap_or_default();
     }
 
-    /// Keep the walks open after a move, while a wall is left to place.
-    #[inline]
+    /// Keep the walks open after a move, while a wall is left to place. Out of line
+    /// (as is [`Quoridor::place_wall`]): most plies of a game are pawn moves after
+    /// the last wall, and their path through [`Game::apply`] stays short.
+    #[inline(never)]
     fn update_walks(&mut self, action: Action, mover: Seat) {
-        if self.walls_left == [0, 0] {
-            return;
-        }
         match action {
             Action::Pawn(_) => self.refresh_walk(mover),
             Action::Wall(anchor, o) => {
@@ -529,6 +528,7 @@ impl Quoridor {
         pa == pc || pc == pb || pa == pb
     }
 
+    #[inline(never)]
     fn place_wall(&mut self, anchor: usize, o: Orientation) {
         let steps = wall_steps(anchor, o);
         self.blocked.up |= steps.up;
@@ -559,6 +559,19 @@ impl Quoridor {
         self.walls_left[self.mover] -= 1;
         self.placed
             .push((encode(Action::Wall(anchor, o)), self.mover as u8));
+    }
+
+    /// Settle: `mover` won if its pawn `reached_goal`, else the cap ends the game.
+    /// Out of line and cold, so the every-ply path of [`Game::apply`] keeps fewer
+    /// registers to save.
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self, mover: Seat, reached_goal: bool) {
+        self.outcome = Some(if reached_goal {
+            Outcome::win(mover, Ending::GoalRow)
+        } else {
+            super::adjudicate(self, Ending::PlyCap)
+        });
     }
 
     fn walls_json(&self) -> Value {
@@ -687,14 +700,14 @@ impl Game for Quoridor {
             }
             Action::Wall(anchor, o) => self.place_wall(anchor, o),
         }
-        self.update_walks(action, me);
+        if self.walls_left != [0, 0] {
+            self.update_walks(action, me);
+        }
         self.plies += 1;
         self.history.push(mv);
         self.mover = 1 - me;
-        if reached_goal {
-            self.outcome = Some(Outcome::win(me, Ending::GoalRow));
-        } else if self.plies >= MAX_PLIES {
-            self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
+        if reached_goal || self.plies >= MAX_PLIES {
+            self.settle(me, reached_goal);
         }
     }
 

@@ -373,8 +373,7 @@ impl Game for Breakthrough {
         self.history.push(mv);
         self.mover = 1 - me;
         let home = to & goal_rank(me) != 0;
-        if home || self.pieces[1 - me] == 0 || !self.has_move(1 - me) || self.plies >= MAX_PLIES
-        {
+        if home || self.pieces[1 - me] == 0 || !self.has_move(1 - me) || self.plies >= MAX_PLIES {
             self.settle(me, home);
         }
     }

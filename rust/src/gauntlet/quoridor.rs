@@ -696,7 +696,11 @@ impl Game for Quoridor {
             Action::Pawn(cell) => {
                 self.pawns[me] = cell;
                 // The goal rank, by index: a wide mask test costs a 128-bit shift.
-                reached_goal = if me == 0 { cell >= CELLS - SIZE } else { cell < SIZE };
+                reached_goal = if me == 0 {
+                    cell >= CELLS - SIZE
+                } else {
+                    cell < SIZE
+                };
             }
             Action::Wall(anchor, o) => self.place_wall(anchor, o),
         }

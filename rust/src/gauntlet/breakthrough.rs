@@ -39,6 +39,36 @@ const FILE_F: u64 = FILE_A << (FILES - 1);
 const RANK_1: u64 = (1 << FILES) - 1;
 const RANK_6: u64 = RANK_1 << (FILES * (RANKS - 1));
 
+/// The legal steps as slots: slot `3 * from + kind` is set when the piece on `from`
+/// has a step of kind `kind` (0, 1, 2: destinations ascending), so slot order is the
+/// order of [`Game::legal_moves_into`]. Ranks 1-3 fill `low`, ranks 4-6 `high`.
+struct StepSlots {
+    low: u64,
+    high: u64,
+    /// Steps in `low`.
+    in_low: u32,
+}
+
+/// Slots in each half: three ranks of six origins, three kinds each.
+const HALF_SLOTS: u32 = 3 * 3 * FILES as u32;
+
+/// `SPREAD3[x]`: the six bits of `x` moved to bits 0, 3, 6, ..., 15.
+static SPREAD3: [u32; 64] = spread3_table();
+
+const fn spread3_table() -> [u32; 64] {
+    let mut t = [0u32; 64];
+    let mut x = 0;
+    while x < 64 {
+        let mut i = 0;
+        while i < 6 {
+            t[x] |= ((x as u32 >> i) & 1) << (3 * i);
+            i += 1;
+        }
+        x += 1;
+    }
+    t
+}
+
 /// A piece's step: from one cell index to another.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Step {
@@ -176,27 +206,48 @@ impl Breakthrough {
         }
     }
 
-    /// The k-th legal step in the order of [`Game::legal_moves_into`] (k below their
-    /// number), origin by origin: no per-step branches, one data-dependent exit.
+    /// The mover's legal steps as [`StepSlots`], for counting and selecting: each
+    /// rank's six origins are spread to every third bit by a table, per kind.
     #[inline]
-    fn nth_legal(&self, mut k: u32) -> Step {
-        let [(a, da), (b, db), (c, dc)] = self.kinds();
-        let mut origins = a | b | c;
-        loop {
-            let from = origins.trailing_zeros();
-            origins &= origins - 1;
-            // Bit i: this origin has kind i.
-            let here = (a >> from & 1) | (b >> from & 1) << 1 | (c >> from & 1) << 2;
-            let count = here.count_ones();
-            if k < count {
-                let kind = select64(here, k);
-                let offset = [da, db, dc][kind as usize];
-                return Step {
-                    from: from as u8,
-                    to: (from as i32 + offset) as u8,
-                };
-            }
-            k -= count;
+    fn step_slots(&self) -> StepSlots {
+        let [(a, _), (b, _), (c, _)] = self.kinds();
+        let half = |ranks: std::ops::Range<usize>| {
+            ranks.fold(0u64, |m, r| {
+                let slice = |kind: u64| SPREAD3[(kind >> (r * FILES)) as usize & 0x3F];
+                let slots = slice(a) | slice(b) << 1 | slice(c) << 2;
+                m | (slots as u64) << ((r % 3) * 3 * FILES)
+            })
+        };
+        let low = half(0..3);
+        StepSlots {
+            low,
+            high: half(3..6),
+            in_low: low.count_ones(),
+        }
+    }
+
+    /// The k-th legal step in the order of [`Game::legal_moves_into`] (k below their
+    /// number): a select in [`StepSlots`], with no loop (walking the origins ended on a
+    /// mispredicted branch every ply).
+    #[cfg(test)]
+    fn nth_legal(&self, k: u32) -> Step {
+        self.nth_slot(&self.step_slots(), k)
+    }
+
+    /// [`Breakthrough::nth_legal`] from slots already built.
+    #[inline]
+    fn nth_slot(&self, slots: &StepSlots, k: u32) -> Step {
+        let (half, k, first) = if k >= slots.in_low {
+            (slots.high, k - slots.in_low, HALF_SLOTS)
+        } else {
+            (slots.low, k, 0)
+        };
+        let slot = first + select64(half, k);
+        let (from, kind) = (slot / 3, slot % 3);
+        let offset = self.kinds()[kind as usize].1;
+        Step {
+            from: from as u8,
+            to: (from as i32 + offset) as u8,
         }
     }
 
@@ -249,6 +300,23 @@ impl Breakthrough {
         (sum, max)
     }
 
+    /// Settle after `mover`'s step ended the game: it reached `home` (its goal rank),
+    /// took the last piece or left no move, or the cap ends the game. Out of line
+    /// and cold, so the every-ply path of [`Game::apply`] keeps fewer registers to save.
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self, mover: Seat, home: bool) {
+        self.outcome = Some(if home {
+            Outcome::win(mover, Ending::HomeRank)
+        } else if self.pieces[1 - mover] == 0 {
+            Outcome::win(mover, Ending::NoPieces)
+        } else if !self.has_move(1 - mover) {
+            Outcome::win(mover, Ending::NoMoves)
+        } else {
+            super::adjudicate(self, Ending::PlyCap)
+        });
+    }
+
     fn pieces_json(&self) -> Value {
         let mut m = serde_json::Map::new();
         for cell in 0..FILES * RANKS {
@@ -270,9 +338,9 @@ impl Gauntlet for Breakthrough {
     /// [`Game::legal_moves_into`], k uniform (the same draw as
     /// [`crate::game::random_policy`]).
     fn random_move(&self, rng: &mut Rng) -> Step {
-        let (s, l, r) = self.targets(self.mover);
-        let k = rng.below((s.count_ones() + l.count_ones() + r.count_ones()) as usize);
-        self.nth_legal(k as u32)
+        let slots = self.step_slots();
+        let k = rng.below((slots.in_low + slots.high.count_ones()) as usize);
+        self.nth_slot(&slots, k as u32)
     }
 }
 
@@ -304,17 +372,10 @@ impl Game for Breakthrough {
         self.plies += 1;
         self.history.push(mv);
         self.mover = 1 - me;
-        self.outcome = if to & goal_rank(me) != 0 {
-            Some(Outcome::win(me, Ending::HomeRank))
-        } else if self.pieces[1 - me] == 0 {
-            Some(Outcome::win(me, Ending::NoPieces))
-        } else if !self.has_move(1 - me) {
-            Some(Outcome::win(me, Ending::NoMoves))
-        } else if self.plies >= MAX_PLIES {
-            Some(super::adjudicate(self, Ending::PlyCap))
-        } else {
-            None
-        };
+        let home = to & goal_rank(me) != 0;
+        if home || self.pieces[1 - me] == 0 || !self.has_move(1 - me) || self.plies >= MAX_PLIES {
+            self.settle(me, home);
+        }
     }
 
     fn move_name(&self, mv: Step) -> String {

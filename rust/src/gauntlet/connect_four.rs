@@ -102,6 +102,23 @@ impl ConnectFour {
         })
     }
 
+    /// Settle: `mover` won if its disc made a `line`, else the board is full or the
+    /// cap ends the game. Out of line and cold, so the every-ply path of
+    /// [`Game::apply`] keeps fewer registers to save.
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self, mover: Seat, line: bool) {
+        self.outcome = Some(if line {
+            Outcome::win(mover, Ending::Line)
+        } else if self.plies as usize == FILES * RANKS {
+            // Every ply drops one disc: the board is full.
+            debug_assert!(self.heights.iter().all(|&h| h as usize == RANKS));
+            Outcome::draw(Ending::BoardFull)
+        } else {
+            super::adjudicate(self, Ending::PlyCap)
+        });
+    }
+
     fn stones(&self) -> Value {
         let mut m = serde_json::Map::new();
         for f in 0..FILES {
@@ -158,14 +175,9 @@ impl Game for ConnectFour {
         self.plies += 1;
         self.history.push(file);
         self.mover = 1 - me;
-        if Self::four_in_a_row(self.discs[me]) {
-            self.outcome = Some(Outcome::win(me, Ending::Line));
-        } else if self.plies as usize == FILES * RANKS {
-            // Every ply drops one disc: the board is full.
-            debug_assert!(self.heights.iter().all(|&h| h as usize == RANKS));
-            self.outcome = Some(Outcome::draw(Ending::BoardFull));
-        } else if self.plies >= MAX_PLIES {
-            self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
+        let line = Self::four_in_a_row(self.discs[me]);
+        if line || self.plies as usize == FILES * RANKS || self.plies >= MAX_PLIES {
+            self.settle(me, line);
         }
     }
 

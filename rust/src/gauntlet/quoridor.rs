@@ -123,6 +123,27 @@ fn wall_points(anchor: usize, o: Orientation) -> u128 {
 /// A pawn's steps down, left, right and up: ascending destination order.
 const STEP_DELTAS: [isize; 4] = [-(SIZE as isize), -1, 1, SIZE as isize];
 
+/// Bits of a cell's exits (see [`Quoridor::plain_steps`]), in `STEP_DELTAS` order.
+const DOWN: u8 = 1;
+const LEFT: u8 = 2;
+const RIGHT: u8 = 4;
+const UP: u8 = 8;
+
+/// Every cell's exits on the empty board: each step that stays on it.
+const fn rim_exits() -> [u8; CELLS] {
+    let mut t = [0u8; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let (f, r) = (c % SIZE, c / SIZE);
+        t[c] = (if r > 0 { DOWN } else { 0 })
+            | (if f > 0 { LEFT } else { 0 })
+            | (if f + 1 < SIZE { RIGHT } else { 0 })
+            | (if r + 1 < SIZE { UP } else { 0 });
+        c += 1;
+    }
+    t
+}
+
 /// The label of the whole rim in [`Quoridor`]'s barrier pieces.
 const RIM: usize = ANCHORS;
 
@@ -213,6 +234,10 @@ pub struct Quoridor {
     /// open until a wall blocks one of its steps or its pawn moves, and only then is
     /// searched again. A function of the history, like every other field.
     walks: [Blocked; 2],
+    /// Per cell, its open steps (bits `DOWN`, `LEFT`, `RIGHT`, `UP`): the walls as
+    /// the pawn sees them, kept as walls are placed, so a plain pawn move reads one
+    /// byte instead of testing four wide masks.
+    exits: [u8; CELLS],
 }
 
 impl Default for Quoridor {
@@ -237,6 +262,7 @@ impl Quoridor {
             history: MoveLog::with_capacity(MAX_PLIES as usize),
             outcome: None,
             walks: [Blocked::default(); 2],
+            exits: rim_exits(),
         };
         for seat in 0..2 {
             g.refresh_walk(seat);
@@ -251,12 +277,11 @@ impl Quoridor {
             .unwrap_or_default();
     }
 
-    /// Keep the walks open after a move, while a wall is left to place.
-    #[inline]
+    /// Keep the walks open after a move, while a wall is left to place. Out of line
+    /// (as is [`Quoridor::place_wall`]): most plies of a game are pawn moves after
+    /// the last wall, and their path through [`Game::apply`] stays short.
+    #[inline(never)]
     fn update_walks(&mut self, action: Action, mover: Seat) {
-        if self.walls_left == [0, 0] {
-            return;
-        }
         match action {
             Action::Pawn(_) => self.refresh_walk(mover),
             Action::Wall(anchor, o) => {
@@ -323,23 +348,17 @@ impl Quoridor {
     #[inline]
     fn plain_steps(&self) -> Option<(u8, usize)> {
         let cell = self.pawns[self.mover];
-        let (f, r) = (cell % SIZE, cell / SIZE);
-        let b = &self.blocked;
-        let open = |blocked: &Mask, at: usize| (*blocked >> at) as u64 & 1 == 0;
-        let exits = (r > 0 && open(&b.up, cell.wrapping_sub(SIZE))) as u8
-            | ((f > 0 && open(&b.right, cell.wrapping_sub(1))) as u8) << 1
-            | ((f + 1 < SIZE && open(&b.right, cell)) as u8) << 2
-            | ((r + 1 < SIZE && open(&b.up, cell)) as u8) << 3;
+        let exits = self.exits[cell];
         // The opponent's pawn on an open neighbour means a jump.
-        const DOWN: isize = STEP_DELTAS[0];
-        const LEFT: isize = STEP_DELTAS[1];
-        const RIGHT: isize = STEP_DELTAS[2];
-        const UP: isize = STEP_DELTAS[3];
+        const TO_DOWN: isize = STEP_DELTAS[0];
+        const TO_LEFT: isize = STEP_DELTAS[1];
+        const TO_RIGHT: isize = STEP_DELTAS[2];
+        const TO_UP: isize = STEP_DELTAS[3];
         let toward_opponent = match self.pawns[1 - self.mover] as isize - cell as isize {
-            DOWN => 1,
-            LEFT => 2,
-            RIGHT => 4,
-            UP => 8,
+            TO_DOWN => DOWN,
+            TO_LEFT => LEFT,
+            TO_RIGHT => RIGHT,
+            TO_UP => UP,
             _ => 0,
         };
         (exits & toward_opponent == 0).then_some((exits, cell))
@@ -509,10 +528,21 @@ impl Quoridor {
         pa == pc || pc == pb || pa == pb
     }
 
+    #[inline(never)]
     fn place_wall(&mut self, anchor: usize, o: Orientation) {
         let steps = wall_steps(anchor, o);
         self.blocked.up |= steps.up;
         self.blocked.right |= steps.right;
+        // The cells on either side of the wall's two steps lose those exits.
+        let cell = (anchor / (SIZE - 1)) * SIZE + anchor % (SIZE - 1);
+        let (across, along, leave, enter) = match o {
+            Orientation::H => (SIZE, 1, UP, DOWN),
+            Orientation::V => (1, SIZE, RIGHT, LEFT),
+        };
+        for from in [cell, cell + along] {
+            self.exits[from] &= !leave;
+            self.exits[from + across] &= !enter;
+        }
         self.barrier |= wall_points(anchor, o);
         let centre = self.pieces[anchor];
         for end in wall_ends(anchor, o) {
@@ -529,6 +559,19 @@ impl Quoridor {
         self.walls_left[self.mover] -= 1;
         self.placed
             .push((encode(Action::Wall(anchor, o)), self.mover as u8));
+    }
+
+    /// Settle: `mover` won if its pawn `reached_goal`, else the cap ends the game.
+    /// Out of line and cold, so the every-ply path of [`Game::apply`] keeps fewer
+    /// registers to save.
+    #[cold]
+    #[inline(never)]
+    fn settle(&mut self, mover: Seat, reached_goal: bool) {
+        self.outcome = Some(if reached_goal {
+            Outcome::win(mover, Ending::GoalRow)
+        } else {
+            super::adjudicate(self, Ending::PlyCap)
+        });
     }
 
     fn walls_json(&self) -> Value {
@@ -652,18 +695,23 @@ impl Game for Quoridor {
         match action {
             Action::Pawn(cell) => {
                 self.pawns[me] = cell;
-                reached_goal = goal(me) >> cell & 1 == 1;
+                // The goal rank, by index: a wide mask test costs a 128-bit shift.
+                reached_goal = if me == 0 {
+                    cell >= CELLS - SIZE
+                } else {
+                    cell < SIZE
+                };
             }
             Action::Wall(anchor, o) => self.place_wall(anchor, o),
         }
-        self.update_walks(action, me);
+        if self.walls_left != [0, 0] {
+            self.update_walks(action, me);
+        }
         self.plies += 1;
         self.history.push(mv);
         self.mover = 1 - me;
-        if reached_goal {
-            self.outcome = Some(Outcome::win(me, Ending::GoalRow));
-        } else if self.plies >= MAX_PLIES {
-            self.outcome = Some(super::adjudicate(self, Ending::PlyCap));
+        if reached_goal || self.plies >= MAX_PLIES {
+            self.settle(me, reached_goal);
         }
     }
 
@@ -1036,6 +1084,29 @@ mod tests {
             }
         }
         assert!(seen[1] > 1000, "{seen:?}");
+    }
+
+    #[test]
+    fn exits_are_the_open_steps_of_every_cell() {
+        let mut walk = Rng::new(12);
+        for _ in 0..200 {
+            let mut g = Quoridor::new();
+            // Past the last wall too (random play places its twenty in about 42 plies).
+            while g.active_seat().is_some() && g.plies() < 60 {
+                for cell in 0..CELLS {
+                    let open = (0..4).fold(0u8, |m, d| {
+                        let to = cell as isize + STEP_DELTAS[d];
+                        let on_board = (0..CELLS as isize).contains(&to)
+                            && (d == 0 || d == 3 || to as usize / SIZE == cell / SIZE);
+                        let open = on_board && !g9().step_blocked(cell, to as usize, &g.blocked);
+                        m | (open as u8) << d
+                    });
+                    assert_eq!(g.exits[cell], open, "cell {cell}");
+                }
+                let moves = g.legal_moves();
+                g.apply(walk.pick(&moves));
+            }
+        }
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl Batch {
         self.validate()?;
         let pool = pool(threads.unwrap_or(0))?;
         let template = State::new(&self.game, &self.config, episode_seed(self.seed, 0))?;
-        if template.requested != "rotate" && seed_free_start(&template) {
+        if template.requested != "rotate" && restarts(&template) {
             return dispatch!(&template.inner, g => self.run_from(g, &pool));
         }
         pool.install(|| {
@@ -83,8 +83,8 @@ impl Batch {
         })
     }
 
-    /// Every episode from a clone of one fresh state (the start is seed-free), with
-    /// the baselines and the game's index resolved once for the whole batch.
+    /// Every episode restarted from one fresh state ([`Game::restart`]), with the
+    /// baselines and the game's index resolved once for the whole batch.
     fn run_from<G: Game>(
         &self,
         fresh: &G,
@@ -99,7 +99,11 @@ impl Batch {
         Ok(pool.install(|| {
             (self.start..self.start + self.episodes)
                 .into_par_iter()
-                .map(|i| play_out(fresh.clone(), &policies, episode_seed(self.seed, i), game))
+                .map(|i| {
+                    let seed = episode_seed(self.seed, i);
+                    let start = fresh.restart(seed).expect("checked by `restarts`");
+                    play_out(start, &policies, seed, game)
+                })
                 .collect()
         }))
     }
@@ -128,11 +132,9 @@ fn game_index(id: &str) -> u8 {
         .unwrap_or_else(|| panic!("{id:?} is not in registry::GAMES")) as u8
 }
 
-fn seed_free_start(state: &State) -> bool {
-    fn of<G: Game>(_g: &G) -> bool {
-        G::SEED_FREE_START
-    }
-    dispatch!(&state.inner, g => of(g))
+/// Can the game start this batch's episodes itself ([`Game::restart`])?
+fn restarts(state: &State) -> bool {
+    dispatch!(&state.inner, g => g.restart(state.seed).is_some())
 }
 
 /// A worker pool per thread count (0: every core), built once and kept: a league

@@ -421,8 +421,7 @@ impl FogState {
     fn won_by(&self, seat: Seat, cell: usize) -> Option<Ending> {
         let own = self.stones[seat];
         match self.v.mode {
-            Mode::DarkHex => cells::hex_grid(self.n())
-                .connects_through(own, cell, seat)
+            Mode::DarkHex => cells::hex_connects_through(self.n(), own, cell, seat)
                 .then_some(Ending::Connection),
             Mode::PhantomTtt if self.n() == 3 => cells::ttt3_has_line(own).then_some(Ending::Line),
             Mode::PhantomTtt => lines(self.n())

@@ -142,6 +142,9 @@ pub struct Hanabi {
     discards: u16,
     hints_given: u16,
     outcome: Option<Outcome>,
+    /// Dealt by shuffling from a seed (not a forced deck): another seed deals
+    /// another episode of the same config ([`Game::restart`]).
+    shuffled: bool,
 }
 
 impl Hanabi {
@@ -149,7 +152,10 @@ impl Hanabi {
     pub fn new(seats: usize, seed: i64) -> Hanabi {
         let mut deck = full_deck();
         Rng::new(seed).shuffle(&mut deck);
-        Hanabi::from_deck(seats, deck)
+        Hanabi {
+            shuffled: true,
+            ..Hanabi::from_deck(seats, deck)
+        }
     }
 
     /// A game dealt from `deck` in order: seat 0 receives the first cards, then
@@ -180,6 +186,7 @@ impl Hanabi {
             discards: 0,
             hints_given: 0,
             outcome: None,
+            shuffled: false,
         };
         for seat in 0..seats {
             for _ in 0..hand_size(seats) {
@@ -429,6 +436,12 @@ impl Game for Hanabi {
         self.seats()
     }
     crate::game::state_accessors!(turn);
+
+    /// A shuffled deal is dealt again from the new seed; a forced deck is not (the
+    /// registry rebuilds it, the same for every seed).
+    fn restart(&self, seed: i64) -> Option<Self> {
+        self.shuffled.then(|| Hanabi::new(self.seats(), seed))
+    }
 
     /// A live game scores its fireworks.
     fn adjudicate(&self, ending: Ending) -> Outcome {

@@ -20,11 +20,41 @@ use crate::rng::{episode_seed, Rng};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EpisodeRecord {
     pub seed: i64,
-    pub score: Vec<i32>,
+    pub score: Scores,
     pub plies: u32,
     pub ending: u8,
     /// Index into [`GAMES`] of the game actually played (`rotate` resolved).
     pub game: u8,
+}
+
+/// Most seats of any game in the catalogue (a test checks it).
+const MOST_SEATS: usize = 5;
+
+/// The scores of an episode, one per seat, stored inline: a batch keeps a
+/// record per episode, and a heap allocation each costs more than a short
+/// game's moves. Reads as a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scores {
+    len: u8,
+    values: [i32; MOST_SEATS],
+}
+
+impl Scores {
+    pub fn of(score: &[i32]) -> Self {
+        let mut values = [0; MOST_SEATS];
+        values[..score.len()].copy_from_slice(score);
+        Scores {
+            len: score.len() as u8,
+            values,
+        }
+    }
+}
+
+impl std::ops::Deref for Scores {
+    type Target = [i32];
+    fn deref(&self) -> &[i32] {
+        &self.values[..self.len as usize]
+    }
 }
 
 /// A batch request, checked before any episode starts.
@@ -172,7 +202,7 @@ pub fn play_out<G: Game, P: Decide<G>>(
     let o = g.outcome().expect("a game with no active seat is settled");
     EpisodeRecord {
         seed,
-        score: o.score.clone(),
+        score: Scores::of(&o.score),
         plies: g.plies(),
         ending: o.ending.code(),
         game,
@@ -192,6 +222,13 @@ mod tests {
             episodes,
             seed: 11,
         }
+    }
+
+    #[test]
+    fn scores_hold_every_seat_of_every_game() {
+        let most = crate::registry::CATALOG.iter().map(|e| e.seats.max).max();
+        assert_eq!(most, Some(MOST_SEATS));
+        assert_eq!(&*Scores::of(&[3, -1, 7]), &[3, -1, 7]);
     }
 
     #[test]

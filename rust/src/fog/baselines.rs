@@ -72,7 +72,7 @@ pub fn random(k: &Knowledge, rng: &mut Rng) -> Attempt {
 
 /// The cell is the `below(count)`-th legal cell in index order (a1, b1, .., a2, ..);
 /// then, when the variant senses, the anchor is cell `below(cells)`.
-#[inline]
+#[inline(always)]
 fn uniform_attempt(legal: Cells, senses: bool, cells: usize, rng: &mut Rng) -> Attempt {
     let legal = Ranked::new(legal);
     let cell = legal.nth(rng.below(legal.count())) as u8;

@@ -68,7 +68,7 @@ pub fn hex_grid(n: usize) -> &'static HexGrid {
 /// use get code of their own, with the side and the edges as constants (the
 /// lane loop unrolls, the shifts are immediate): it runs after every placement.
 /// The 4 x 4 board (dark-hex-4) looks the answer up in a table.
-#[inline]
+#[inline(always)]
 pub fn hex_connects_through(n: usize, own: Cells, cell: usize, seat: usize) -> bool {
     const GRID5: HexGrid = build(5);
     match n {

@@ -199,6 +199,9 @@ pub struct FogState {
     /// Each seat's own attempts so far: the only ply count a seat may know (in
     /// the non-abrupt variants `plies` counts the opponent's collisions too).
     attempts: [u8; 2],
+    /// [`Game::decision_stream`] of the coming decision, kept by `apply` so the
+    /// simulator reads one field between plies instead of two dependent ones.
+    stream: u32,
     max_plies: u32,
     // Small counters keep the state small (the simulator moves it by value): at
     // most one probe per ply, at most one guess per cell per ply.
@@ -228,6 +231,7 @@ impl FogState {
             mover: 0,
             plies: 0,
             attempts: [0; 2],
+            stream: 0,
             max_plies: v.max_plies,
             probes: [0; 2],
             guesses_made: [0; 2],
@@ -470,8 +474,13 @@ impl FogState {
         if let Some(ending) = self.won_by(me, cell, mode, n) {
             return self.settle(|_| Outcome::win(me, ending));
         }
-        // 10. Turn transfer.
-        self.mover ^= u8::from(!occupied || abrupt);
+        // 10. Turn transfer; the coming decision's stream from both seats' counts
+        // already at hand (no load that waits for the new mover).
+        let pass = !occupied || abrupt;
+        self.mover ^= u8::from(pass);
+        let stays = 2 * self.attempts[me] as u32 + me as u32;
+        let passes = 2 * self.attempts[opp] as u32 + opp as u32;
+        self.stream = if pass { passes } else { stays };
         // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
         if mode == Mode::PhantomTtt && (self.stones[0] | self.stones[1]) == self.board {
             self.settle(|_| Outcome::draw(Ending::BoardFull));
@@ -628,7 +637,11 @@ impl Game for FogState {
     /// The mover's own attempt count (and its seat), never the global ply: a
     /// baseline's draw must not depend on how often the opponent collided.
     fn decision_stream(&self) -> u32 {
-        2 * self.attempts[self.mover as usize] as u32 + self.mover as u32
+        debug_assert_eq!(
+            self.stream,
+            2 * self.attempts[self.mover as usize] as u32 + self.mover as u32
+        );
+        self.stream
     }
 
     /// The shorter true `distToWin` wins; equal draws.

@@ -195,7 +195,11 @@ pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
     if v.hint_tokens() > 0 {
         let mut target = v.me;
         for (slot, seat) in named.iter_mut().zip(&mut targets).take(v.seats() - 1) {
-            target = if target + 1 == v.seats() { 0 } else { target + 1 };
+            target = if target + 1 == v.seats() {
+                0
+            } else {
+                target + 1
+            };
             *seat = target as u8;
             *slot = v.nameable(target);
             hints += (slot.0.count_ones() + slot.1.count_ones()) as usize;

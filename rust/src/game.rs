@@ -147,6 +147,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// of rebuilding it (and its recorded config) from the registry.
     const SEED_FREE_START: bool = false;
 
+    /// The fresh state of the episode seeded `seed`, built from `self` (the
+    /// registry's fresh state of the same game and config) without the registry:
+    /// the batch simulator's start of every episode when it is `Some`. The
+    /// default clones a seed-free start and declines otherwise.
+    fn restart(&self, seed: i64) -> Option<Self> {
+        let _ = seed;
+        Self::SEED_FREE_START.then(|| self.clone())
+    }
+
     /// Canonical id of the variant (`"hex"`, `"dark-hex-5"`, ...).
     fn id(&self) -> &'static str;
     fn num_seats(&self) -> usize;

@@ -20,11 +20,41 @@ use crate::rng::{episode_seed, Rng};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EpisodeRecord {
     pub seed: i64,
-    pub score: Vec<i32>,
+    pub score: Scores,
     pub plies: u32,
     pub ending: u8,
     /// Index into [`GAMES`] of the game actually played (`rotate` resolved).
     pub game: u8,
+}
+
+/// Most seats of any game in the catalogue (a test checks it).
+const MOST_SEATS: usize = 5;
+
+/// The scores of an episode, one per seat, stored inline: a batch keeps a
+/// record per episode, and a heap allocation each costs more than a short
+/// game's moves. Reads as a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scores {
+    len: u8,
+    values: [i32; MOST_SEATS],
+}
+
+impl Scores {
+    pub fn of(score: &[i32]) -> Self {
+        let mut values = [0; MOST_SEATS];
+        values[..score.len()].copy_from_slice(score);
+        Scores {
+            len: score.len() as u8,
+            values,
+        }
+    }
+}
+
+impl std::ops::Deref for Scores {
+    type Target = [i32];
+    fn deref(&self) -> &[i32] {
+        &self.values[..self.len as usize]
+    }
 }
 
 /// A batch request, checked before any episode starts.
@@ -72,7 +102,7 @@ impl Batch {
         self.validate()?;
         let pool = pool(threads.unwrap_or(0))?;
         let template = State::new(&self.game, &self.config, episode_seed(self.seed, 0))?;
-        if template.requested != "rotate" && seed_free_start(&template) {
+        if template.requested != "rotate" && restarts(&template) {
             return dispatch!(&template.inner, g => self.run_from(g, &pool));
         }
         pool.install(|| {
@@ -83,8 +113,8 @@ impl Batch {
         })
     }
 
-    /// Every episode from a clone of one fresh state (the start is seed-free), with
-    /// the baselines and the game's index resolved once for the whole batch.
+    /// Every episode restarted from one fresh state ([`Game::restart`]), with the
+    /// baselines and the game's index resolved once for the whole batch.
     fn run_from<G: Game>(
         &self,
         fresh: &G,
@@ -99,7 +129,11 @@ impl Batch {
         Ok(pool.install(|| {
             (self.start..self.start + self.episodes)
                 .into_par_iter()
-                .map(|i| play_out(fresh.clone(), &policies, episode_seed(self.seed, i), game))
+                .map(|i| {
+                    let seed = episode_seed(self.seed, i);
+                    let start = fresh.restart(seed).expect("checked by `restarts`");
+                    play_out(start, &policies, seed, game)
+                })
                 .collect()
         }))
     }
@@ -128,11 +162,9 @@ fn game_index(id: &str) -> u8 {
         .unwrap_or_else(|| panic!("{id:?} is not in registry::GAMES")) as u8
 }
 
-fn seed_free_start(state: &State) -> bool {
-    fn of<G: Game>(_g: &G) -> bool {
-        G::SEED_FREE_START
-    }
-    dispatch!(&state.inner, g => of(g))
+/// Can the game start this batch's episodes itself ([`Game::restart`])?
+fn restarts(state: &State) -> bool {
+    dispatch!(&state.inner, g => g.restart(state.seed).is_some())
 }
 
 /// A worker pool per thread count (0: every core), built once and kept: a league
@@ -170,7 +202,7 @@ pub fn play_out<G: Game, P: Decide<G>>(
     let o = g.outcome().expect("a game with no active seat is settled");
     EpisodeRecord {
         seed,
-        score: o.score.clone(),
+        score: Scores::of(&o.score),
         plies: g.plies(),
         ending: o.ending.code(),
         game,
@@ -190,6 +222,13 @@ mod tests {
             episodes,
             seed: 11,
         }
+    }
+
+    #[test]
+    fn scores_hold_every_seat_of_every_game() {
+        let most = crate::registry::CATALOG.iter().map(|e| e.seats.max).max();
+        assert_eq!(most, Some(MOST_SEATS));
+        assert_eq!(&*Scores::of(&[3, -1, 7]), &[3, -1, 7]);
     }
 
     #[test]

@@ -32,7 +32,7 @@
 //! When the believed board offers no way to win at all (only possible once the
 //! game is decided) `probe` and `sweep` attempt the lowest legal cell.
 
-use super::cells::{Cells, Ranked};
+use super::cells::{nth_cell, Cells};
 use super::knowledge::Knowledge;
 use super::{lines, Attempt, FogState, Mode};
 use crate::game::Game;
@@ -72,10 +72,9 @@ pub fn random(k: &Knowledge, rng: &mut Rng) -> Attempt {
 
 /// The cell is the `below(count)`-th legal cell in index order (a1, b1, .., a2, ..);
 /// then, when the variant senses, the anchor is cell `below(cells)`.
-#[inline]
+#[inline(always)]
 fn uniform_attempt(legal: Cells, senses: bool, cells: usize, rng: &mut Rng) -> Attempt {
-    let legal = Ranked::new(legal);
-    let cell = legal.nth(rng.below(legal.count())) as u8;
+    let cell = nth_cell(legal, rng.below(legal.count_ones() as usize)) as u8;
     let anchor = senses.then(|| rng.below(cells) as u8);
     Attempt { anchor, cell }
 }

@@ -64,11 +64,47 @@ pub fn hex_grid(n: usize) -> &'static HexGrid {
     &GRIDS[n]
 }
 
+/// [`HexGrid::connects_through`] on the side-`n` grid. The sides the variants
+/// use get code of their own, with the side and the edges as constants (the
+/// lane loop unrolls, the shifts are immediate): it runs after every placement.
+/// The 4 x 4 board (dark-hex-4) looks the answer up in a table.
+#[inline(always)]
+pub fn hex_connects_through(n: usize, own: Cells, cell: usize, seat: usize) -> bool {
+    const GRID5: HexGrid = build(5);
+    match n {
+        4 => HEX4_CONNECTS[seat & 1][own as usize >> 6 & 1023] >> (own & 63) & 1 == 1,
+        5 => GRID5.connects_through(own, cell, seat),
+        _ => hex_grid(n).connects_through(own, cell, seat),
+    }
+}
+
+/// For every set of one seat's stones on the 4 x 4 board, whether it joins the
+/// seat's edges: bit `m % 64` of word `m / 64` of the seat's row (8 KB a seat).
+static HEX4_CONNECTS: [[u64; 1 << 10]; 2] = hex4_table();
+
+const fn hex4_table() -> [[u64; 1 << 10]; 2] {
+    let grid = build(4);
+    let mut table = [[0u64; 1 << 10]; 2];
+    let mut seat = 0;
+    while seat < 2 {
+        let (source, target) = grid.edges(seat);
+        let mut m: Cells = 0;
+        while m < 1 << 16 {
+            if grid.flood(source & m, m) & target != 0 {
+                table[seat][m as usize / 64] |= 1 << (m % 64);
+            }
+            m += 1;
+        }
+        seat += 1;
+    }
+    table
+}
+
 impl HexGrid {
     /// Every cell adjacent to some cell of `m` (may include cells of `m`): the
     /// six hex directions of `hexgrid::Geometry::expand`.
-    #[inline]
-    fn expand(&self, m: Cells) -> Cells {
+    #[inline(always)]
+    const fn expand(&self, m: Cells) -> Cells {
         let n = self.n;
         let left = (m >> 1) & !self.last_file;
         let right = (m << 1) & !self.first_file;
@@ -80,8 +116,8 @@ impl HexGrid {
     }
 
     /// The cells of `through` connected to `seed & through` inside `through`.
-    #[inline]
-    fn flood(&self, seed: Cells, through: Cells) -> Cells {
+    #[inline(always)]
+    const fn flood(&self, seed: Cells, through: Cells) -> Cells {
         let mut reach = seed & through;
         loop {
             let next = reach | (self.expand(reach) & through);
@@ -93,8 +129,8 @@ impl HexGrid {
     }
 
     /// The edges `seat` joins: file a and the last file for seat 0, rank 1 and the last rank for seat 1.
-    #[inline]
-    fn edges(&self, seat: usize) -> (Cells, Cells) {
+    #[inline(always)]
+    const fn edges(&self, seat: usize) -> (Cells, Cells) {
         if seat == 0 {
             (self.first_file, self.last_file)
         } else {
@@ -105,7 +141,7 @@ impl HexGrid {
     /// Does `own` connect `seat`'s edges, given that it did not before its stone
     /// on `cell` was placed? Any new connection runs through `cell`, so only the
     /// chain holding it is grown (none when `cell` is not in `own`: false).
-    #[inline]
+    #[inline(always)]
     pub fn connects_through(&self, own: Cells, cell: usize, seat: usize) -> bool {
         if !self.spans(own, seat) {
             return false;
@@ -118,7 +154,7 @@ impl HexGrid {
     /// A cheap necessary condition for a connection: a hex step changes the file
     /// and the rank by at most one, so a chain joining seat 0's edges has a stone
     /// in every file, and one joining seat 1's edges a stone in every rank.
-    #[inline]
+    #[inline(always)]
     fn spans(&self, own: Cells, seat: usize) -> bool {
         let n = self.n;
         let mut lanes = 0;
@@ -137,6 +173,38 @@ impl HexGrid {
             } else {
                 self.first_file
             }
+    }
+}
+
+/// `SMALL_SELECT[m << 4 | k]`: the k-th (0-based, lowest first) set bit of a
+/// 3 x 3 set `m` (16 if none). A 9-cell board's `random` picks its cell with one
+/// load after the draw, where the general select takes a chain of a dozen steps.
+static SMALL_SELECT: [u8; 512 << 4] = small_select();
+
+const fn small_select() -> [u8; 512 << 4] {
+    let mut table = [16u8; 512 << 4];
+    let mut m = 0;
+    while m < 512 {
+        let (mut bit, mut k) = (0, 0);
+        while bit < 9 {
+            if m >> bit & 1 == 1 {
+                table[m << 4 | k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        m += 1;
+    }
+    table
+}
+
+/// The `k`-th set bit (0-based, lowest first) of `m`, which has more than `k`.
+#[inline(always)]
+pub fn nth_cell(m: Cells, k: usize) -> usize {
+    if m < 512 {
+        SMALL_SELECT[(m as usize) << 4 | k & 15] as usize
+    } else {
+        Ranked::new(m).nth(k)
     }
 }
 
@@ -220,15 +288,47 @@ mod tests {
                     own |= 1 << c;
                     let expected = kernel.connects(own as Mask, seat);
                     assert_eq!(hex_grid(n).connects_through(own, c, seat), expected);
-                    // A cell the seat does not own (a collision) never connects.
+                    assert_eq!(hex_connects_through(n, own, c, seat), expected);
+                    // A collision (on a cell the seat does not own) leaves unconnected
+                    // stones unconnected.
                     let other = order[rng.below(n * n)];
-                    if own >> other & 1 == 0 {
+                    if own >> other & 1 == 0 && !expected {
                         assert!(!hex_grid(n).connects_through(own, other, seat));
+                        assert!(!hex_connects_through(n, own, other, seat));
                     }
                     if expected {
                         break;
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn nth_cell_agrees_with_the_general_select() {
+        let mut rng = Rng::new(9);
+        for round in 0..20_000u32 {
+            // Every 3 x 3 set, then sets of up to 25 cells.
+            let m = if round < 512 {
+                round
+            } else {
+                rng.next_u64() as Cells & ((1 << MAX_CELLS) - 1)
+            };
+            let ranked = Ranked::new(m);
+            for k in 0..ranked.count() {
+                assert_eq!(nth_cell(m, k), ranked.nth(k), "{m:#x} {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_hex4_table_matches_the_kernel_on_every_board() {
+        let kernel = hexgrid::geometry(4);
+        for (seat, row) in HEX4_CONNECTS.iter().enumerate() {
+            for own in 0..1u32 << 16 {
+                let expected = kernel.connects(own as Mask, seat);
+                let looked_up = row[own as usize / 64] >> (own % 64) & 1 == 1;
+                assert_eq!(looked_up, expected, "seat {seat} stones {own:#06x}");
             }
         }
     }

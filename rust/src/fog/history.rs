@@ -84,11 +84,18 @@ impl History {
             if side == Side::default() {
                 return;
             }
-            // The first ply with a side: the earlier plies had none; take the whole cap once.
-            self.sides.reserve_exact(MAX_PLIES);
-            self.sides.resize(i, Side::default());
+            self.first_side(i);
         }
         self.sides.push(side);
+    }
+
+    /// Before the first ply with a side, at index `i`: the earlier plies had none.
+    /// The list takes the whole cap once (it is cloned with the state).
+    #[cold]
+    #[inline(never)]
+    fn first_side(&mut self, i: usize) {
+        self.sides.reserve_exact(MAX_PLIES);
+        self.sides.resize(i, Side::default());
     }
 
     pub fn get(&self, i: usize) -> Option<PlyRecord> {

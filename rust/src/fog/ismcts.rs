@@ -272,6 +272,7 @@ fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
             a[opp] = opp_turns as u8;
             a
         },
+        stream: 2 * own_plies + me as u32,
         max_plies: g.max_plies,
         probes: [0; 2],
         guesses_made: [0; 2],

@@ -199,6 +199,9 @@ pub struct FogState {
     /// Each seat's own attempts so far: the only ply count a seat may know (in
     /// the non-abrupt variants `plies` counts the opponent's collisions too).
     attempts: [u8; 2],
+    /// [`Game::decision_stream`] of the coming decision, kept by `apply` so the
+    /// simulator reads one field between plies instead of two dependent ones.
+    stream: u32,
     max_plies: u32,
     // Small counters keep the state small (the simulator moves it by value): at
     // most one probe per ply, at most one guess per cell per ply.
@@ -228,6 +231,7 @@ impl FogState {
             mover: 0,
             plies: 0,
             attempts: [0; 2],
+            stream: 0,
             max_plies: v.max_plies,
             probes: [0; 2],
             guesses_made: [0; 2],
@@ -272,9 +276,6 @@ impl FogState {
     /// How many plies `seat` itself has played (its own attempt count).
     pub fn attempts(&self, seat: Seat) -> u32 {
         self.attempts[seat].into()
-    }
-    fn is_hex(&self) -> bool {
-        self.v.mode == Mode::DarkHex
     }
     fn geometry(&self) -> &'static Geometry {
         hexgrid::geometry(self.n())
@@ -417,37 +418,94 @@ impl FogState {
     /// Did `seat`'s stone on `cell` win? No earlier placement won (it would have
     /// ended the game), so any connection or line runs through `cell`, and there
     /// is none when `cell` is not the seat's (a collision).
-    #[inline]
-    fn won_by(&self, seat: Seat, cell: usize) -> Option<Ending> {
+    /// `mode` and `n` are the variant's, passed as constants by [`Self::attempt`].
+    #[inline(always)]
+    fn won_by(&self, seat: Seat, cell: usize, mode: Mode, n: usize) -> Option<Ending> {
         let own = self.stones[seat];
-        match self.v.mode {
-            Mode::DarkHex => cells::hex_grid(self.n())
-                .connects_through(own, cell, seat)
-                .then_some(Ending::Connection),
-            Mode::PhantomTtt if self.n() == 3 => cells::ttt3_has_line(own).then_some(Ending::Line),
-            Mode::PhantomTtt => lines(self.n())
+        match mode {
+            Mode::DarkHex => {
+                cells::hex_connects_through(n, own, cell, seat).then_some(Ending::Connection)
+            }
+            Mode::PhantomTtt if n == 3 => cells::ttt3_has_line(own).then_some(Ending::Line),
+            Mode::PhantomTtt => lines(n)
                 .iter()
                 .any(|&l| l >> cell & 1 == 1 && l & own as Mask == l)
                 .then_some(Ending::Line),
         }
     }
 
-    // The rare parts of `apply`, out of line so the per-ply path stays small.
-
-    #[cold]
-    #[inline(never)]
-    fn count_guess(&mut self, me: Seat, guess: u32) {
-        self.guesses_made[me] += guess.count_ones() as u16;
-        self.guesses_right[me] += (guess & self.stones[1 - me]).count_ones() as u16;
+    /// One ply of the variant whose mode, side and abruptness are given (as
+    /// constants, from [`Game::apply`]).
+    #[inline(always)]
+    fn attempt(&mut self, mv: Attempt, mode: Mode, n: usize, abrupt: bool) {
+        debug_assert_eq!((mode, n, abrupt), (self.v.mode, self.v.size, self.v.abrupt));
+        let me = self.mover as Seat & 1;
+        let opp = 1 - me;
+        let cell = mv.cell as usize;
+        debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
+        // 6. Sense (and the guess's audit), out of line: most plies have neither.
+        let side = if mv.anchor.is_some() || self.pending_guess != 0 {
+            self.sense_and_guess(me, mv.anchor)
+        } else {
+            [0; 3]
+        };
+        // 7. Attempt. Whether it collides is a coin flip to the branch predictor,
+        // so steps 7-10 go without branching on it.
+        let bit: Cells = 1 << cell;
+        let occupied = self.stones[opp] & bit != 0;
+        let hit = Cells::from(occupied).wrapping_neg();
+        self.proven[me] |= bit & hit;
+        self.stones[me] |= bit & !hit;
+        self.probes[me] += u8::from(occupied);
+        let [sensed_stones, sensed_empty, guess] = side;
+        self.history.push(PlyRecord {
+            seat: me as u8,
+            anchor: mv.anchor,
+            cell: mv.cell,
+            occupied,
+            sensed_stones,
+            sensed_empty,
+            guess,
+        });
+        self.plies += 1;
+        self.attempts[me] += 1;
+        // 9. Win check, after a placement only: after a collision the cell is not
+        // the mover's and `won_by` finds nothing, so it needs no guard.
+        if let Some(ending) = self.won_by(me, cell, mode, n) {
+            return self.settle(|_| Outcome::win(me, ending));
+        }
+        // 10. Turn transfer; the coming decision's stream from both seats' counts
+        // already at hand (no load that waits for the new mover).
+        let pass = !occupied || abrupt;
+        self.mover ^= u8::from(pass);
+        let stays = 2 * self.attempts[me] as u32 + me as u32;
+        let passes = 2 * self.attempts[opp] as u32 + opp as u32;
+        self.stream = if pass { passes } else { stays };
+        // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
+        if mode == Mode::PhantomTtt && (self.stones[0] | self.stones[1]) == self.board {
+            self.settle(|_| Outcome::draw(Ending::BoardFull));
+        } else if self.plies >= self.max_plies {
+            // 12. Ply cap.
+            self.settle(|g| g.adjudicate(Ending::PlyCap));
+        }
     }
 
-    /// Step 6 for `me` sensing around `anchor`: (opponent stones, empty cells) in the block.
+    // The rare parts of `apply`, out of line so the per-ply path stays small.
+
+    /// Count the pending guess against the true board, then step 6 for `me`
+    /// sensing around `anchor`: [opponent stones, empty cells in the block, guess].
     #[inline(never)]
-    fn sense(&mut self, me: Seat, anchor: usize) -> (Cells, Cells) {
-        let block = self.sense_block(anchor) as Cells;
+    fn sense_and_guess(&mut self, me: Seat, anchor: Option<u8>) -> [Cells; 3] {
+        let guess = std::mem::take(&mut self.pending_guess);
+        self.guesses_made[me] += guess.count_ones() as u16;
+        self.guesses_right[me] += (guess & self.stones[1 - me]).count_ones() as u16;
+        let Some(anchor) = anchor else {
+            return [0, 0, guess];
+        };
+        let block = self.sense_block(anchor as usize) as Cells;
         let found = block & self.stones[1 - me];
         self.proven[me] |= found;
-        (found, block & !self.stones[0] & !self.stones[1])
+        [found, block & !self.stones[0] & !self.stones[1], guess]
     }
 
     #[cold]
@@ -579,7 +637,11 @@ impl Game for FogState {
     /// The mover's own attempt count (and its seat), never the global ply: a
     /// baseline's draw must not depend on how often the opponent collided.
     fn decision_stream(&self) -> u32 {
-        2 * self.attempts[self.mover as usize] as u32 + self.mover as u32
+        debug_assert_eq!(
+            self.stream,
+            2 * self.attempts[self.mover as usize] as u32 + self.mover as u32
+        );
+        self.stream
     }
 
     /// The shorter true `distToWin` wins; equal draws.
@@ -609,53 +671,15 @@ impl Game for FogState {
         }
     }
 
-    /// Steps 6-12 of the spec's resolution order for one ply.
+    /// Steps 6-12 of the spec's resolution order for one ply, in code of its
+    /// own for each variant's shape (mode, side, abrupt): they become constants,
+    /// and the win test, the turn transfer and the board-full test fold.
     fn apply(&mut self, mv: Attempt) {
-        let me = self.mover as Seat;
-        let opp = 1 - me;
-        let cell = mv.cell as usize;
-        debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
-        let guess = std::mem::take(&mut self.pending_guess);
-        if guess != 0 {
-            self.count_guess(me, guess);
-        }
-        // 6. Sense: opponent stones become knowledge; emptiness is logged with its ply.
-        let (sensed_stones, sensed_empty) = match mv.anchor {
-            Some(a) => self.sense(me, a as usize),
-            None => (0, 0),
-        };
-        // 7. Attempt. Whether it collides is a coin flip to the branch predictor,
-        // so steps 7-10 go without branching on it.
-        let bit: Cells = 1 << cell;
-        let occupied = self.stones[opp] & bit != 0;
-        let hit = Cells::from(occupied).wrapping_neg();
-        self.proven[me] |= bit & hit;
-        self.stones[me] |= bit & !hit;
-        self.probes[me] += u8::from(occupied);
-        self.history.push(PlyRecord {
-            seat: me as u8,
-            anchor: mv.anchor,
-            cell: mv.cell,
-            occupied,
-            sensed_stones,
-            sensed_empty,
-            guess,
-        });
-        self.plies += 1;
-        self.attempts[me] += 1;
-        // 9. Win check, after a placement only: after a collision the cell is not
-        // the mover's and `won_by` finds nothing, so it needs no guard.
-        if let Some(ending) = self.won_by(me, cell) {
-            return self.settle(|_| Outcome::win(me, ending));
-        }
-        // 10. Turn transfer.
-        self.mover ^= u8::from(!occupied || self.v.abrupt);
-        // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
-        if !self.is_hex() && (self.stones[0] | self.stones[1]) == self.board {
-            self.settle(|_| Outcome::draw(Ending::BoardFull));
-        } else if self.plies >= self.max_plies {
-            // 12. Ply cap.
-            self.settle(|g| g.adjudicate(Ending::PlyCap));
+        match (self.v.mode, self.v.size, self.v.abrupt) {
+            (Mode::PhantomTtt, 3, false) => self.attempt(mv, Mode::PhantomTtt, 3, false),
+            (Mode::DarkHex, 4, false) => self.attempt(mv, Mode::DarkHex, 4, false),
+            (Mode::DarkHex, 5, true) => self.attempt(mv, Mode::DarkHex, 5, true),
+            (mode, n, abrupt) => self.attempt(mv, mode, n, abrupt),
         }
     }
 

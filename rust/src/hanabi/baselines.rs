@@ -188,11 +188,20 @@ pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
     let v = g.seat_view(g.mover());
     let n = v.hand_len(v.me);
     let discards = if v.hint_tokens() < MAX_HINTS { n } else { 0 };
+    // The other seats in turn order from the mover, with what may name their hands.
+    let mut targets = [0u8; 4];
     let mut named = [(0u8, 0u8); 4];
     let mut hints = 0;
     if v.hint_tokens() > 0 {
-        for (off, slot) in named.iter_mut().enumerate().take(v.seats() - 1) {
-            *slot = v.nameable(v.after_mover(off + 1));
+        let mut target = v.me;
+        for (slot, seat) in named.iter_mut().zip(&mut targets).take(v.seats() - 1) {
+            target = if target + 1 == v.seats() {
+                0
+            } else {
+                target + 1
+            };
+            *seat = target as u8;
+            *slot = v.nameable(target);
             hints += (slot.0.count_ones() + slot.1.count_ones()) as usize;
         }
     }
@@ -205,8 +214,7 @@ pub fn random(g: &Hanabi, rng: &mut Rng) -> HanabiMove {
         return HanabiMove::Discard(k as u8);
     }
     k -= discards;
-    for (off, &(colours, ranks)) in named.iter().enumerate() {
-        let target = v.after_mover(off + 1) as u8;
+    for (&target, &(colours, ranks)) in targets.iter().zip(&named) {
         let (nc, nr) = (colours.count_ones() as usize, ranks.count_ones() as usize);
         if k < nc {
             return HanabiMove::HintColour {

@@ -110,12 +110,15 @@ pub struct LogEntry {
     pub drew: bool,
 }
 
-/// The physical cards: the whole shuffled deck and every hand.
+/// The physical cards: the whole shuffled deck, every hand and the discard pile.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Cards {
     deck: [CardId; DECK_SIZE],
     /// `hands[s][k]` is seat s's slot k+1 (index 0 is the newest card).
     hands: [[Card; MAX_HAND]; MAX_SEATS],
+    /// The discards in order (the first `Hanabi::piled`): inline, so an episode
+    /// allocates no pile.
+    pile: [CardId; DECK_SIZE],
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,9 +131,9 @@ pub struct Hanabi {
     /// `lens[s]` cards of `cards.hands[s]` are live.
     lens: [u8; MAX_SEATS],
     fireworks: [u8; 5],
-    /// Copies of each identity in the discard pile; `pile` keeps the order.
+    /// Copies of each identity in the discard pile; `cards.pile` keeps the order.
     discarded: [u8; NUM_IDS],
-    pile: Vec<CardId>,
+    piled: u8,
     hints: u8,
     fuses: u8,
     turn: u32,
@@ -142,6 +145,9 @@ pub struct Hanabi {
     discards: u16,
     hints_given: u16,
     outcome: Option<Outcome>,
+    /// Dealt by shuffling from a seed (not a forced deck): another seed deals
+    /// another episode of the same config ([`Game::restart`]).
+    shuffled: bool,
 }
 
 impl Hanabi {
@@ -149,7 +155,10 @@ impl Hanabi {
     pub fn new(seats: usize, seed: i64) -> Hanabi {
         let mut deck = full_deck();
         Rng::new(seed).shuffle(&mut deck);
-        Hanabi::from_deck(seats, deck)
+        Hanabi {
+            shuffled: true,
+            ..Hanabi::from_deck(seats, deck)
+        }
     }
 
     /// A game dealt from `deck` in order: seat 0 receives the first cards, then
@@ -164,12 +173,13 @@ impl Hanabi {
             cards: Box::new(Cards {
                 deck,
                 hands: [[Card::default(); MAX_HAND]; MAX_SEATS],
+                pile: [0; DECK_SIZE],
             }),
             next_draw: 0,
             lens: [0; MAX_SEATS],
             fireworks: [0; 5],
             discarded: [0; NUM_IDS],
-            pile: Vec::new(),
+            piled: 0,
             hints: MAX_HINTS,
             fuses: MAX_FUSES,
             turn: 0,
@@ -180,12 +190,17 @@ impl Hanabi {
             discards: 0,
             hints_given: 0,
             outcome: None,
+            shuffled: false,
         };
+        // Seat 0 takes the first cards, each entering slot 1: its last card dealt is slot 1.
+        let h = hand_size(seats);
         for seat in 0..seats {
-            for _ in 0..hand_size(seats) {
-                g.draw(seat);
+            for (k, slot) in g.cards.hands[seat][..h].iter_mut().enumerate() {
+                slot.id = deck[seat * h + h - 1 - k];
             }
+            g.lens[seat] = h as u8;
         }
+        g.next_draw = (seats * h) as u8;
         g
     }
 
@@ -297,7 +312,8 @@ impl Hanabi {
 
     fn discard_card(&mut self, id: CardId) {
         self.discarded[id as usize] += 1;
-        self.pile.push(id);
+        self.cards.pile[self.piled as usize] = id;
+        self.piled += 1;
     }
 
     /// Tell `target` which of its cards are in `named` (a colour or rank mask).
@@ -429,6 +445,12 @@ impl Game for Hanabi {
         self.seats()
     }
     crate::game::state_accessors!(turn);
+
+    /// A shuffled deal is dealt again from the new seed; a forced deck is not (the
+    /// registry rebuilds it, the same for every seed).
+    fn restart(&self, seed: i64) -> Option<Self> {
+        self.shuffled.then(|| Hanabi::new(self.seats(), seed))
+    }
 
     /// A live game scores its fireworks.
     fn adjudicate(&self, ending: Ending) -> Outcome {
@@ -567,7 +589,7 @@ impl Hanabi {
         (self.misplays, self.discards, self.hints_given)
     }
     pub(crate) fn pile(&self) -> &[CardId] {
-        &self.pile
+        &self.cards.pile[..self.piled as usize]
     }
     pub(crate) fn is_over(&self) -> bool {
         self.outcome.is_some()

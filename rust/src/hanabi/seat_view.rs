@@ -26,6 +26,20 @@ use super::{Card, Hanabi, HanabiMove, MAX_HAND};
 use crate::game::Seat;
 use std::cell::OnceCell;
 
+/// Per identity, the hints that name it: its colour's bit in the low byte,
+/// its rank's bit in the high byte (`random` asks every ply).
+static NAMES: [u16; knowledge::NUM_IDS] = names();
+
+const fn names() -> [u16; knowledge::NUM_IDS] {
+    let mut table = [0; knowledge::NUM_IDS];
+    let mut id = 0;
+    while id < knowledge::NUM_IDS {
+        table[id] = 1 << colour_of(id as u8) | 1 << (8 + rank0_of(id as u8));
+        id += 1;
+    }
+    table
+}
+
 pub struct SeatView<'a> {
     /// Private: read only through the methods below, none of which reveals
     /// `me`'s own cards or the deck.
@@ -155,9 +169,11 @@ impl<'a> SeatView<'a> {
     /// The colours and the ranks (5-bit masks) present in another seat's hand:
     /// exactly the hints that may name it.
     pub fn nameable(&self, seat: Seat) -> (u8, u8) {
-        self.cards(seat).iter().fold((0, 0), |(c, r), card| {
-            (c | 1 << colour_of(card.id), r | 1 << rank0_of(card.id))
-        })
+        let both = self
+            .cards(seat)
+            .iter()
+            .fold(0, |m, card| m | NAMES[card.id as usize]);
+        (both as u8, (both >> 8) as u8)
     }
 
     /// Which slots (bit k = slot k+1) of the target's hand a hint names; 0 for plays and discards.

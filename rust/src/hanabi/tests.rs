@@ -989,3 +989,20 @@ fn the_viewer_counts_its_own_known_cards_among_what_others_see() {
     set_knowledge(&mut g, 0, &[know(Some("red"), Some(1), &[], &[])]);
     assert_eq!(inferred(&g), truth);
 }
+
+#[test]
+fn a_shuffled_deal_restarts_from_a_new_seed_and_a_forced_deck_does_not() {
+    let shuffled = Hanabi::new(3, 5);
+    assert_eq!(shuffled.restart(8), Some(Hanabi::new(3, 8)));
+    let forced = Hanabi::from_deck(3, shuffled.cards.deck);
+    assert_eq!(forced.restart(8), None);
+    // The registry's states agree: a forced `deck` setting reaches the batch
+    // simulator as a state that declines to restart.
+    let names: Vec<String> = shuffled.cards.deck.iter().map(|&c| card_name(c)).collect();
+    let config = serde_json::json!({"seats": 3, "deck": names});
+    let built = crate::registry::State::new("hanabi", &config, 8).unwrap();
+    match built.inner {
+        crate::registry::AnyState::Hanabi(g) => assert_eq!(g.restart(9), None),
+        _ => panic!("not hanabi"),
+    }
+}

@@ -31,11 +31,10 @@ def worst_case(policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     at the write price, and `max_tokens` of output."""
     size = len(system.encode()) + len(json.dumps(messages).encode())
     tokens_in = size // BYTES_PER_TOKEN + 16
-    pin, pout = price_of(policy.model, policy.price)
     return Usage(
         input_tokens=tokens_in,
         output_tokens=policy.max_tokens,
-        cost_usd=(tokens_in * pin * 1.25 + policy.max_tokens * pout) / 1e6,
+        cost_usd=price_of(policy.model, policy.price).worst(tokens_in, policy.max_tokens),
         calls=1,
     )
 

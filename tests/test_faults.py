@@ -268,7 +268,10 @@ def test_oversized_prompts_and_non_utf8_files_are_one_line_errors(tmp_path, caps
 
 def test_play_with_a_misspelt_model_is_one_line_not_a_feed_of_fallbacks(tmp_path, api, capsys):
     api.state["script"] = lambda body, n: ("status", 404)
-    (tmp_path / "p.md").write_text("---\nname: h\nmodel: claude-sonnet-4-5-typo\n---\nWin.\n")
+    # priced, so that it passes loading (an unpriced misspelt id fails there)
+    (tmp_path / "p.md").write_text(
+        "---\nname: h\nmodel: claude-sonnet-4-5-typo\nprice: [3, 15]\n---\nWin.\n"
+    )
     out = tmp_path / "e.jsonl"
     assert (
         cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)]) == 2

@@ -59,4 +59,6 @@ def test_cache_reads_and_tiers_are_billed_as_the_row_says():
     )
     # cache reads count toward the prompt's length
     cached = Usage(input_tokens=10, cache_read_input_tokens=threshold)
-    assert haiku.cost(cached) == pytest.approx((10 * long.input + threshold * long.input * 0.1) / 1e6)
+    assert haiku.cost(cached) == pytest.approx(
+        (10 * long.input + threshold * long.input * 0.1) / 1e6
+    )

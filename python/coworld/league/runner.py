@@ -27,7 +27,7 @@ from rich.text import Text
 
 from ..errors import ConfigError
 from ..seats.budget import Ledger
-from ..seats.claude import POOL_SHARDS, ClaudeClient, Usage, has_credentials
+from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import (
     CircuitBreaker,
     InfraFailure,
@@ -439,7 +439,6 @@ class LeagueRun:
             infra=self.infra,
             breaker=self.breaker,
             ledger=self.ledger,
-            shards=POOL_SHARDS if c.concurrency > 16 else 1,
         )
         self._preflight(db)
         return Shared(

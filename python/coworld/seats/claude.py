@@ -4,7 +4,6 @@ client, with prompt caching on the system prompt, and usage and cost accounting.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 import re
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from .infra import CircuitBreaker, InfraFailure, InfraPolicy, ModelTimeout, classify, retry_after
 from .policy import ClaudePolicy
+from .transport import ConnectionLost, Wire
 
 if TYPE_CHECKING:
     from .budget import Ledger
@@ -204,8 +204,8 @@ def has_credentials() -> bool:
     return bool(os.environ.get("ANTHROPIC_API_KEY"))
 
 
-#: Connection pools of a league run's shared client (see `ClaudeClient.__init__`).
-POOL_SHARDS = 8
+#: The Messages API's path under the base URL.
+MESSAGES_PATH = "/v1/messages"
 
 
 class ClaudeClient:
@@ -226,23 +226,26 @@ class ClaudeClient:
         breaker: CircuitBreaker | None = None,
         base_url: str | None = None,
         ledger: Ledger | None = None,
-        shards: int = 1,
     ) -> None:
         import anthropic
+        import httpx2
 
         self.timeout = timeout
         self.infra = infra or (breaker.policy if breaker else InfraPolicy())
         self.breaker = breaker or CircuitBreaker(self.infra)
         self.ledger = ledger
-        # The transport's own timeout is a backstop a little past ours. A run's
-        # shared client has `shards` connection pools, used in turn: httpcore scans
-        # every pooled connection on each request, so at concurrency 64 one pool of
-        # 64 connections costs far more CPU per call than 8 pools of 8.
-        self._clients = [
-            anthropic.AsyncAnthropic(timeout=timeout + 5.0, max_retries=0, base_url=base_url)
-            for _ in range(max(1, shards))
-        ]
-        self._turn = itertools.count()
+        # The SDK client defines every request (URL, key, headers) and every error;
+        # `Wire` carries the bytes (see seats.transport: the SDK's own path costs
+        # several times the CPU of the rest of a decision). The SDK's HTTP client
+        # sends nothing, so it gets a transport that refuses to (and costs no TLS setup).
+        self._sdk = anthropic.AsyncAnthropic(
+            max_retries=0,
+            base_url=base_url,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(_wire_only)),
+        )
+        headers = {k: v for k, v in self._sdk.default_headers.items() if isinstance(v, str)}
+        self._wire = Wire(self._sdk.base_url, headers, timeout + 5.0)
+        self._url = str(self._sdk.base_url).rstrip("/") + MESSAGES_PATH
 
     async def ask(
         self,
@@ -321,30 +324,44 @@ class ClaudeClient:
     async def _send(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        """The answer as the API's JSON: the SDK sends the request and raises its
-        errors, but the body is decoded once, without building the SDK's pydantic
-        models (about a third of the client's CPU per call)."""
-        options: dict[str, Any] = {}
+        """The answer as the API's JSON; an HTTP or connection error as the
+        exception the SDK raises for it."""
+        import anthropic
+        import httpx2
+
+        body: dict[str, Any] = {
+            "model": policy.model,
+            "max_tokens": policy.max_tokens,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "messages": messages,
+        }
         if policy.effort:
-            options["output_config"] = {"effort": policy.effort}
+            body["output_config"] = {"effort": policy.effort}
         if policy.temperature is not None:
-            options["extra_body"] = {"temperature": policy.temperature}
+            body["temperature"] = policy.temperature
         if policy.thinking_param is not None:
-            options["thinking"] = policy.thinking_param
-        client = self._clients[next(self._turn) % len(self._clients)]
-        raw = await client.messages.with_raw_response.create(
-            model=policy.model,
-            max_tokens=policy.max_tokens,
-            system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            messages=messages,  # type: ignore[arg-type]
-            **options,
-        )
-        body: dict[str, Any] = json.loads(raw.http_response.content)
-        return body
+            body["thinking"] = policy.thinking_param
+        try:
+            status, headers, content = await self._wire.post(MESSAGES_PATH, body)
+        except ConnectionLost as err:
+            raise anthropic.APIConnectionError(
+                message=str(err), request=httpx2.Request("POST", self._url)
+            ) from err
+        if status >= 400:
+            response = httpx2.Response(
+                status, headers=headers, content=content, request=httpx2.Request("POST", self._url)
+            )
+            raise self._sdk._make_status_error_from_response(response)
+        answer: dict[str, Any] = json.loads(content)
+        return answer
 
     async def close(self) -> None:
-        for client in self._clients:
-            await client.close()
+        self._wire.close()
+        await self._sdk.close()
+
+
+def _wire_only(request: Any) -> Any:
+    raise RuntimeError("Claude calls go through seats.transport.Wire, not the SDK's client")
 
 
 def _safe_error(err: Exception) -> str:

@@ -329,17 +329,9 @@ class LeagueDB:
     def add_call(self, league: str, pairing: str, idx: int, u: Usage) -> None:
         """One answered call's usage (or an episode's, from a backend that cannot
         report calls as they return), written at once: spend survives a kill."""
-        with self.transaction() as c:
-            c.execute(
-                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    league,
-                    pairing,
-                    idx,
-                    *_usage_columns(u),
-                    now(),
-                ),
-            )
+        row = (league, pairing, idx, *_usage_columns(u), now())
+        with self._lock:  # one statement: atomic without BEGIN and COMMIT of its own
+            self.conn.execute("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
     def spent(self, league: str) -> Usage:
         """Everything the league's calls cost: scored, void, interrupted or killed."""

@@ -285,9 +285,8 @@ class ClaudeClient:
             probe = await self.breaker.admit(deadline)
             started = time.monotonic()
             try:
-                response = await asyncio.wait_for(
-                    self._send(policy, system, messages), self.timeout
-                )
+                async with asyncio.timeout(self.timeout):  # no task per call, as wait_for
+                    response = await self._send(policy, system, messages)
             except (TimeoutError, anthropic.APITimeoutError) as err:
                 self.breaker.release_probe(probe)
                 raise ModelTimeout(started - entered) from err

@@ -17,7 +17,8 @@ import pytest
 
 from coworld.calls import expand_calls
 from coworld.cli import main as cli
-from coworld.league import LeagueDB, LeagueRun, parse_league, standings
+from coworld.league import LeagueDB, LeagueRun, parse_league, standings, work
+from coworld.league.backend import LocalBackend
 from coworld.league.ranking import reliability
 from coworld.seats.infra import InfraPolicy
 
@@ -513,3 +514,36 @@ def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
 def test_play_refuses_a_zero_timeout(capsys):
     assert cli(["play", "hex", "-s", "random", "-s", "random", "--timeout", "0"]) == 2
     assert "--timeout must be greater than 0" in capsys.readouterr().out
+
+
+class _OwnClients(LocalBackend):
+    """Episodes the way Ray runs them: no shared client or ledger; each episode builds
+    its own client and writes its calls to the league database (one at a time here)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shares = False
+
+    def map_episodes(self, jobs, concurrency, shared):
+        for job in jobs:
+            yield work.play_episode(replace(job, calls_to=shared.calls_to))
+
+
+def test_a_backend_without_a_shared_ledger_stops_dispatching_at_the_budget(tmp_path, api):
+    config = league_file(
+        tmp_path, policies=["random", "p.md"], episodes=6, budget={"max_tokens": 6000}
+    )
+    run = LeagueRun(config, progress=False, infra=FAST)
+    run.backend = _OwnClients()
+    report = run.run()
+    db = LeagueDB(config.database)
+    try:
+        spent = db.spent("t")
+        largest = max(r.usage.tokens for r in db.runner_rows("t"))
+        assert report.budget_stopped and report.missing > 0
+        # the spend of other processes is read back before each dispatch: past the cap
+        # by at most the one episode in flight when it was crossed
+        assert 6000 < spent.tokens <= 6000 + largest
+        assert spent.calls == api.answered
+    finally:
+        db.close()

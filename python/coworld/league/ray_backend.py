@@ -1,6 +1,17 @@
 """The Ray backend: scripted chunks and Claude episodes become Ray tasks; their
 rows come back to the driver, which writes them through the same storage path
-as the local backend. Ray is an optional extra (`pip install coworld[cluster]`)."""
+as the local backend. Ray is an optional extra (`pip install coworld[cluster]`).
+
+What Ray episodes do not share with the local backend (each task has its own
+client): per-call budget reservations and the league-wide circuit breaker. The
+driver reads the spend of every task back from the database (each call is
+written as it returns) before dispatching the next episode, and stops at the
+budget; episodes already running finish, so the budget can be overshot by what
+the episodes in flight spend after it was crossed (with the local backend: by at
+most the calls in flight). Each task's client retries infrastructure failures
+for the league's patience and then voids its episode (never a scored fallback),
+but an outage does not pause dispatching: new episodes keep starting, wait out
+the patience and come back void."""
 
 from __future__ import annotations
 

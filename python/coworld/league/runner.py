@@ -392,7 +392,7 @@ class LeagueRun:
         while queue and not self._stopping:
             again = []
             for result in self.backend.map_episodes(
-                self._jobs(queue), self.config.concurrency, shared
+                self._jobs(queue, db), self.config.concurrency, shared
             ):
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
@@ -494,6 +494,16 @@ class LeagueRun:
             )
         return f"resuming league {c.name}: budget " + " and ".join(parts)
 
+    def _budget_exhausted(self, db: LeagueDB) -> bool:
+        """No further call fits the budget. Episodes in other processes (Ray) reserve
+        nothing in this ledger: what they spent so far is read back from the
+        database, where each of their calls is written as it returns."""
+        if self.ledger is None:
+            return False
+        if not self.backend.shares:
+            self.ledger.spent = db.spent(self.config.name)
+        return self.ledger.exhausted
+
     def _wait_while_paused(self) -> bool:
         """Hold dispatching while the API is unavailable. With no call left to probe
         it, let one episode through (its first call is the probe). False: the pause
@@ -508,13 +518,13 @@ class LeagueRun:
             time.sleep(0.02)
         return True
 
-    def _jobs(self, queue: list[tuple[Pairing, int]]) -> Iterator[EpisodeJob]:
+    def _jobs(self, queue: list[tuple[Pairing, int]], db: LeagueDB) -> Iterator[EpisodeJob]:
         """Jobs, pulled one by one: none while the API is unavailable, none once the
         budget cannot cover another call."""
         for p, idx in queue:
             if not self._wait_while_paused() or self._stopping:
                 return
-            if self.ledger is not None and self.ledger.exhausted:
+            if self._budget_exhausted(db):
                 self.budget_stopped = True
                 return
             yield EpisodeJob(

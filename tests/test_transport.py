@@ -156,3 +156,26 @@ def test_a_refused_model_is_fatal_and_a_dropped_connection_is_retried(monkeypatc
         with pytest.raises(InfraFailure) as err:
             asyncio.run(ask(mock.base_url, missing))
     assert err.value.fatal and err.value.cause == "http-404"
+
+
+def test_through_a_proxy_from_the_environment_the_sdk_sends(monkeypatch):
+    """This wire speaks no proxy protocol: with HTTP_PROXY set for the API's host the
+    SDK's own client sends (here the mock is the proxy: it answers any target)."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-transport")
+    targets = []
+
+    async def ask(url: str, proxy: str | None) -> tuple[str, bool]:
+        if proxy:
+            monkeypatch.setenv("HTTP_PROXY", proxy)
+        client = ClaudeClient(timeout=5, base_url=url)
+        try:
+            return (await client.ask(POLICY, "rules", ASK)).text, client._wire is None
+        finally:
+            await client.close()
+
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with MockAnthropic(lambda body, n: targets.append(n) or ("text", "proxied")) as proxy:
+        # the API's host (TEST-NET-1: never reached) goes through the proxy
+        assert asyncio.run(ask("http://192.0.2.1:9", proxy.base_url)) == ("proxied", True)
+    assert targets == [0]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from .infra import CircuitBreaker, InfraFailure, InfraPolicy, ModelTimeout, classify, retry_after
 from .policy import ClaudePolicy
-from .transport import ConnectionLost, Wire
+from .transport import ConnectionLost, Wire, direct
 
 if TYPE_CHECKING:
     from .budget import Ledger
@@ -236,15 +236,20 @@ class ClaudeClient:
         self.ledger = ledger
         # The SDK client defines every request (URL, key, headers) and every error;
         # `Wire` carries the bytes (see seats.transport: the SDK's own path costs
-        # several times the CPU of the rest of a decision). The SDK's HTTP client
-        # sends nothing, so it gets a transport that refuses to (and costs no TLS setup).
-        self._sdk = anthropic.AsyncAnthropic(
-            max_retries=0,
-            base_url=base_url,
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(_wire_only)),
-        )
-        headers = {k: v for k, v in self._sdk.default_headers.items() if isinstance(v, str)}
-        self._wire = Wire(self._sdk.base_url, headers, timeout + 5.0)
+        # several times the CPU of the rest of a decision), then the SDK's HTTP
+        # client sends nothing and gets a transport that refuses to (no TLS setup).
+        # Through a proxy from the environment, which only the SDK's client speaks,
+        # the SDK sends.
+        refusing = httpx2.AsyncClient(transport=httpx2.MockTransport(_wire_only))
+        self._sdk = anthropic.AsyncAnthropic(max_retries=0, base_url=base_url, http_client=refusing)
+        self._wire: Wire | None = None
+        if direct(self._sdk.base_url):
+            headers = {k: v for k, v in self._sdk.default_headers.items() if isinstance(v, str)}
+            self._wire = Wire(self._sdk.base_url, headers, timeout + 5.0)
+        else:
+            self._sdk = anthropic.AsyncAnthropic(
+                timeout=timeout + 5.0, max_retries=0, base_url=base_url
+            )
         self._url = str(self._sdk.base_url).rstrip("/") + MESSAGES_PATH
 
     async def ask(
@@ -340,6 +345,10 @@ class ClaudeClient:
             body["temperature"] = policy.temperature
         if policy.thinking_param is not None:
             body["thinking"] = policy.thinking_param
+        if self._wire is None:
+            raw = await self._sdk.messages.with_raw_response.create(**body)
+            sent: dict[str, Any] = json.loads(raw.http_response.content)
+            return sent
         try:
             status, headers, content = await self._wire.post(MESSAGES_PATH, body)
         except ConnectionLost as err:
@@ -355,7 +364,8 @@ class ClaudeClient:
         return answer
 
     async def close(self) -> None:
-        self._wire.close()
+        if self._wire is not None:
+            self._wire.close()
         await self._sdk.close()
 
 

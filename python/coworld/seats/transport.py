@@ -17,6 +17,7 @@ import asyncio
 import functools
 import json
 import ssl
+import urllib.request
 from typing import Any
 
 #: Idle connections kept (a league at concurrency 64 reuses them all).
@@ -44,7 +45,7 @@ class Wire:
         ]
         self._head = "".join(f"{k}: {v}\r\n" for k, v in fixed).encode()
         self.connect_timeout = connect_timeout
-        self._ssl = _tls_context() if self.tls else None
+        self._ssl = _tls_context() if self.tls else None  # as the SDK's client sets it up
         self._idle: list[_Connection] = []
 
     async def post(self, path: str, body: dict[str, Any]) -> Exchange:
@@ -140,10 +141,21 @@ class _Connection:
         self.writer.close()
 
 
+def direct(base_url: Any) -> bool:
+    """Whether requests to `base_url` go straight to its host: no proxy in the
+    environment applies to it (the SDK's client would use one; this wire does not)."""
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(base_url.scheme) or proxies.get("all")
+    return not proxy or bool(urllib.request.proxy_bypass(str(base_url.host)))
+
+
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
-    """The system's trust store, loaded once per process (tens of ms each time)."""
-    return ssl.create_default_context()
+    """The SDK's HTTP client's own TLS setup (trust store, SSL_CERT_FILE), made once
+    per process (it costs tens of ms)."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
 
 
 def _parse_head(block: bytes) -> tuple[bytes, int, list[tuple[bytes, bytes]]]:

@@ -190,7 +190,11 @@ class LeagueDB:
         have = {r[1] for r in self.conn.execute("PRAGMA table_info(episodes)")}
         for name, kind in _ADDED_COLUMNS.items():
             if name not in have:
-                self.conn.execute(f"ALTER TABLE episodes ADD COLUMN {name} {kind}")
+                try:
+                    self.conn.execute(f"ALTER TABLE episodes ADD COLUMN {name} {kind}")
+                except sqlite3.OperationalError as err:  # another process added it first
+                    if "duplicate column" not in str(err):
+                        raise
         if "cache_write_tokens" not in have:
             self.conn.execute("UPDATE episodes SET cache_write_tokens = cache_tokens")
 

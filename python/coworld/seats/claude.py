@@ -1,5 +1,7 @@
-"""Claude seats: one Messages API call per decision through the real `anthropic`
-client, with prompt caching on the system prompt, and usage and cost accounting."""
+"""Claude seats: one Messages API call per decision, configured by the real
+`anthropic` client (URL, key, headers, error types) and carried by
+`seats.transport`, with prompt caching on the system prompt, and usage and cost
+accounting."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ path, on the local machine or fanned out over Ray."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -387,6 +388,23 @@ class LeagueRun:
         if not queue:
             return 0
         shared = self._shared(db)
+        # What exists now (modules, the client's tables) lives as long as the run:
+        # full collections need not scan it again while episodes play.
+        gc.freeze()
+        try:
+            return self._play_passes(db, queue, voids, shared, advance)
+        finally:
+            gc.unfreeze()
+
+    def _play_passes(
+        self,
+        db: LeagueDB,
+        queue: list[tuple[Pairing, int]],
+        voids: dict[tuple[str, int], int],
+        shared: Shared,
+        advance: Callable[..., None],
+    ) -> int:
+        name = self.config.name
         advance(0)  # the rate starts with the first runner episode
         played = 0
         while queue and not self._stopping:

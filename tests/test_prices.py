@@ -62,3 +62,13 @@ def test_cache_reads_and_tiers_are_billed_as_the_row_says():
     assert haiku.cost(cached) == pytest.approx(
         (10 * long.input + threshold * long.input * 0.1) / 1e6
     )
+
+
+def test_usage_add_sums_every_field():
+    import dataclasses
+
+    names = [f.name for f in dataclasses.fields(Usage)]
+    a = Usage(**{n: i + 1 for i, n in enumerate(names)})
+    b = Usage(**{n: 10 * (i + 1) for i, n in enumerate(names)})
+    a.add(b)
+    assert [getattr(a, n) for n in names] == [11 * (i + 1) for i in range(len(names))]

@@ -145,8 +145,13 @@ class Usage:
     calls: int = 0
 
     def add(self, other: Usage) -> None:
-        for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        # field by field, not by a loop over the fields: five times a decision
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens
+        self.cache_read_input_tokens += other.cache_read_input_tokens
+        self.cost_usd += other.cost_usd
+        self.calls += other.calls
 
     @property
     def tokens(self) -> int:

@@ -526,10 +526,10 @@ class _OwnClients(LocalBackend):
 
     def map_episodes(self, jobs, concurrency, shared):
         for job in jobs:
-            yield work.play_episode(replace(job, calls_to=shared.calls_to))
+            yield work.play_episode(replace(job, calls_to=shared.calls_to, budget=shared.budget))
 
 
-def test_a_backend_without_a_shared_ledger_stops_dispatching_at_the_budget(tmp_path, api):
+def test_episodes_in_other_processes_reserve_each_call_in_the_database(tmp_path, api):
     config = league_file(
         tmp_path, policies=["random", "p.md"], episodes=6, budget={"max_tokens": 6000}
     )
@@ -540,10 +540,11 @@ def test_a_backend_without_a_shared_ledger_stops_dispatching_at_the_budget(tmp_p
     try:
         spent = db.spent("t")
         largest = max(r.usage.tokens for r in db.runner_rows("t"))
-        assert report.budget_stopped and report.missing > 0
-        # the spend of other processes is read back before each dispatch: past the cap
-        # by at most the one episode in flight when it was crossed
-        assert 6000 < spent.tokens <= 6000 + largest
-        assert spent.calls == api.answered
+        assert report.budget_stopped and report.missing > 0 and largest > 0
+        # each call reserved its worst case in the database first: never past the cap
+        assert spent.tokens <= 6000 and spent.calls == api.answered
+        voids = [v for a in db.open_voids("t").values() for v in a]
+        assert [v.cause for v in voids] == ["budget"]  # the call that did not fit
+        assert db.conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 0
     finally:
         db.close()

@@ -459,10 +459,12 @@ class LeagueRun:
             ledger=self.ledger,
         )
         self._preflight(db)
+        db.clear_reservations(name)
         return Shared(
             client,
             lambda job, usage: db.add_call(name, job.pairing, job.idx, usage),
             calls_to=(str(db.path.resolve()), name),
+            budget=(c.max_tokens, c.max_cost_usd) if c.max_tokens or c.max_cost_usd else None,
         )
 
     def _preflight(self, db: LeagueDB) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .claude import Usage, price_of
 from .policy import ClaudePolicy
@@ -37,6 +37,15 @@ def worst_case(policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
         cost_usd=price_of(policy.model, policy.price).worst(tokens_in, policy.max_tokens),
         calls=1,
     )
+
+
+class Budget(Protocol):
+    """What a client needs of a ledger: `Ledger` in one process, or
+    `league.shared_budget.SharedLedger` across the processes of a run."""
+
+    def reserve(self, worst: Usage) -> None: ...
+
+    def settle(self, worst: Usage, actual: Usage | None) -> None: ...
 
 
 @dataclass

@@ -21,7 +21,7 @@ from .policy import ClaudePolicy
 from .transport import ConnectionLost, Wire, direct
 
 if TYPE_CHECKING:
-    from .budget import Ledger
+    from .budget import Budget
 
 #: Cache writes (5-minute) cost 1.25x the input price on every model listed here.
 CACHE_WRITE = 1.25
@@ -232,7 +232,7 @@ class ClaudeClient:
         infra: InfraPolicy | None = None,
         breaker: CircuitBreaker | None = None,
         base_url: str | None = None,
-        ledger: Ledger | None = None,
+        ledger: Budget | None = None,
     ) -> None:
         import anthropic
         import httpx2

@@ -516,8 +516,8 @@ class LeagueRun:
 
     def _budget_exhausted(self, db: LeagueDB) -> bool:
         """No further call fits the budget. Episodes in other processes (Ray) reserve
-        nothing in this ledger: what they spent so far is read back from the
-        database, where each of their calls is written as it returns."""
+        in the database, not in this ledger: what they spent so far is read back
+        from there (each of their calls is written as it returns)."""
         if self.ledger is None:
             return False
         if not self.backend.shares:

@@ -142,14 +142,15 @@ class MockAnthropic:
                 self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None
             ) -> None:
                 data = json.dumps(payload).encode()
+                fields = {"content-type": "application/json", "content-length": str(len(data))}
+                fields.update(headers or {})
+                head = (
+                    f"{self.protocol_version} {code} {self.responses.get(code, ('Error',))[0]}\r\n"
+                    + "".join(f"{k}: {v}\r\n" for k, v in fields.items())
+                )
                 try:
-                    self.send_response(code)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    for k, v in (headers or {}).items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
+                    # head and body in one write, as a real server sends a small answer
+                    self.wfile.write(head.encode() + b"\r\n" + data)
                     if code == 200:
                         with mock._lock:
                             mock.answered += 1

@@ -17,7 +17,8 @@ import pytest
 
 from coworld.calls import expand_calls
 from coworld.cli import main as cli
-from coworld.league import LeagueDB, LeagueRun, parse_league, standings
+from coworld.league import LeagueDB, LeagueRun, parse_league, standings, work
+from coworld.league.backend import LocalBackend
 from coworld.league.ranking import reliability
 from coworld.seats.infra import InfraPolicy
 
@@ -268,7 +269,10 @@ def test_oversized_prompts_and_non_utf8_files_are_one_line_errors(tmp_path, caps
 
 def test_play_with_a_misspelt_model_is_one_line_not_a_feed_of_fallbacks(tmp_path, api, capsys):
     api.state["script"] = lambda body, n: ("status", 404)
-    (tmp_path / "p.md").write_text("---\nname: h\nmodel: claude-sonnet-4-5-typo\n---\nWin.\n")
+    # priced, so that it passes loading (an unpriced misspelt id fails there)
+    (tmp_path / "p.md").write_text(
+        "---\nname: h\nmodel: claude-sonnet-4-5-typo\nprice: [3, 15]\n---\nWin.\n"
+    )
     out = tmp_path / "e.jsonl"
     assert (
         cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)]) == 2
@@ -510,3 +514,37 @@ def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
 def test_play_refuses_a_zero_timeout(capsys):
     assert cli(["play", "hex", "-s", "random", "-s", "random", "--timeout", "0"]) == 2
     assert "--timeout must be greater than 0" in capsys.readouterr().out
+
+
+class _OwnClients(LocalBackend):
+    """Episodes the way Ray runs them: no shared client or ledger; each episode builds
+    its own client and writes its calls to the league database (one at a time here)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shares = False
+
+    def map_episodes(self, jobs, concurrency, shared):
+        for job in jobs:
+            yield work.play_episode(replace(job, calls_to=shared.calls_to, budget=shared.budget))
+
+
+def test_episodes_in_other_processes_reserve_each_call_in_the_database(tmp_path, api):
+    config = league_file(
+        tmp_path, policies=["random", "p.md"], episodes=6, budget={"max_tokens": 6000}
+    )
+    run = LeagueRun(config, progress=False, infra=FAST)
+    run.backend = _OwnClients()
+    report = run.run()
+    db = LeagueDB(config.database)
+    try:
+        spent = db.spent("t")
+        largest = max(r.usage.tokens for r in db.runner_rows("t"))
+        assert report.budget_stopped and report.missing > 0 and largest > 0
+        # each call reserved its worst case in the database first: never past the cap
+        assert spent.tokens <= 6000 and spent.calls == api.answered
+        voids = [v for a in db.open_voids("t").values() for v in a]
+        assert [v.cause for v in voids] == ["budget"]  # the call that did not fit
+        assert db.conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 0
+    finally:
+        db.close()

@@ -430,6 +430,30 @@ def test_ray_episodes_write_each_calls_usage_as_it_returns(
     assert len(ray_api.requests) - before == db.spent("t").calls == scored.calls + 1  # + ping
 
 
+def test_ray_episodes_reserve_each_call_against_one_budget(
+    tmp_path, ray_cluster, ray_api, monkeypatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
+    (tmp_path / "p.md").write_text(
+        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 200\n---\nWin.\n"
+    )
+    config = league(
+        tmp_path,
+        policies=["tactician", "p.md"],
+        episodes=6,
+        concurrency=2,
+        budget={"max_tokens": 6000},  # the whole league spends over 8,000
+    )
+    report = LeagueRun(config, backend="ray", progress=False).run()
+    db = LeagueDB(report.database)
+    spent = db.spent("t")
+    # the tasks reserved every call in the database: the spend never passed the cap
+    assert report.budget_stopped and report.missing > 0
+    assert 0 < spent.tokens <= 6000
+    assert db.conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 0
+
+
 # ---- claims and budgets -------------------------------------------------------
 
 

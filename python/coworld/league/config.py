@@ -43,7 +43,7 @@ from ..episode import Clock
 from ..errors import ConfigError
 from ..games import entry
 from ..games import game as game_reducer
-from ..seats.claude import add_prices, price_of
+from ..seats.claude import add_prices, user_price
 from ..seats.infra import DEFAULT_PATIENCE_SECONDS
 from ..seats.policy import POLICY_FILES, ClaudePolicy, Policy, load_policy, parse_price
 
@@ -335,9 +335,9 @@ def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:
             out.append(load_policy(str(base_dir / spec) if is_file else spec))
         except ConfigError as err:
             raise ConfigError(f"`policies`: {err}", "policies") from err
-    # each Claude policy carries its price, so a worker needs no table
+    # each Claude policy carries the league's [prices] row, so a worker needs no table
     out = [
-        replace(p, price=price_of(p.model, p.price)) if isinstance(p, ClaudePolicy) else p
+        replace(p, price=p.price or user_price(p.model)) if isinstance(p, ClaudePolicy) else p
         for p in out
     ]
     names = [p.name for p in out]

@@ -70,10 +70,10 @@ def _estimate(config: LeagueConfig, p: Pairing, seats: list, claude: list[int]) 
         )
         per_call_in = (len(system.encode()) + len(observation.encode())) / BYTES_PER_TOKEN
         seat_calls = calls / len(claude)
-        pin, pout = price_of(policy.model, policy.price)
+        price = price_of(policy.model, policy.price).tier(int(per_call_in))
         input_tokens += per_call_in * seat_calls
         output_max += policy.max_tokens * seat_calls
-        cost += seat_calls * (per_call_in * pin + policy.max_tokens * pout) / 1e6
+        cost += seat_calls * (per_call_in * price.input + policy.max_tokens * price.output) / 1e6
         messages = [{"role": "user", "content": observation}]
         reserve = max(reserve, worst_case(policy, system, messages).tokens)
     return PlanRow(p.key, p.episodes, calls, input_tokens, output_max, cost, reserve)

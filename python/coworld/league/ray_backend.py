@@ -1,6 +1,17 @@
 """The Ray backend: scripted chunks and Claude episodes become Ray tasks; their
 rows come back to the driver, which writes them through the same storage path
-as the local backend. Ray is an optional extra (`pip install coworld[cluster]`)."""
+as the local backend. Ray is an optional extra (`pip install coworld[cluster]`).
+
+What Ray episodes share with the local backend's: the budget. Each task reserves
+each call's worst case in the league database, against the calls every task has
+written and every reservation in flight (`shared_budget.SharedLedger`), so the
+budget is overshot by no more than calls in flight cost beyond their worst case;
+the driver also reads the spend back before each dispatch and stops at the cap.
+What they do not share: the league-wide circuit breaker (each task's client has
+its own). A task retries infrastructure failures for the league's patience and
+then voids its episode (never a scored fallback), but an outage does not pause
+dispatching: new episodes keep starting, wait out the patience and come back
+void."""
 
 from __future__ import annotations
 
@@ -47,7 +58,8 @@ class RayBackend:
         system the workers share with the driver."""
         pending: list[Any] = []
         for job in jobs:
-            pending.append(self._episode.remote(replace(job, calls_to=shared.calls_to)))
+            job = replace(job, calls_to=shared.calls_to, budget=shared.budget)
+            pending.append(self._episode.remote(job))
             if len(pending) >= concurrency:
                 done, pending = self.ray.wait(pending, num_returns=1)
                 yield self.ray.get(done[0])

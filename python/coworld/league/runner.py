@@ -5,6 +5,7 @@ path, on the local machine or fanned out over Ray."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +28,7 @@ from rich.text import Text
 
 from ..errors import ConfigError
 from ..seats.budget import Ledger
-from ..seats.claude import POOL_SHARDS, ClaudeClient, Usage, has_credentials
+from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import (
     CircuitBreaker,
     InfraFailure,
@@ -387,12 +388,29 @@ class LeagueRun:
         if not queue:
             return 0
         shared = self._shared(db)
+        # What exists now (modules, the client's tables) lives as long as the run:
+        # full collections need not scan it again while episodes play.
+        gc.freeze()
+        try:
+            return self._play_passes(db, queue, voids, shared, advance)
+        finally:
+            gc.unfreeze()
+
+    def _play_passes(
+        self,
+        db: LeagueDB,
+        queue: list[tuple[Pairing, int]],
+        voids: dict[tuple[str, int], int],
+        shared: Shared,
+        advance: Callable[..., None],
+    ) -> int:
+        name = self.config.name
         advance(0)  # the rate starts with the first runner episode
         played = 0
         while queue and not self._stopping:
             again = []
             for result in self.backend.map_episodes(
-                self._jobs(queue), self.config.concurrency, shared
+                self._jobs(queue, db), self.config.concurrency, shared
             ):
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
@@ -439,13 +457,14 @@ class LeagueRun:
             infra=self.infra,
             breaker=self.breaker,
             ledger=self.ledger,
-            shards=POOL_SHARDS if c.concurrency > 16 else 1,
         )
         self._preflight(db)
+        db.clear_reservations(name)
         return Shared(
             client,
             lambda job, usage: db.add_call(name, job.pairing, job.idx, usage),
             calls_to=(str(db.path.resolve()), name),
+            budget=(c.max_tokens, c.max_cost_usd) if c.max_tokens or c.max_cost_usd else None,
         )
 
     def _preflight(self, db: LeagueDB) -> None:
@@ -495,6 +514,16 @@ class LeagueRun:
             )
         return f"resuming league {c.name}: budget " + " and ".join(parts)
 
+    def _budget_exhausted(self, db: LeagueDB) -> bool:
+        """No further call fits the budget. Episodes in other processes (Ray) reserve
+        in the database, not in this ledger: what they spent so far is read back
+        from there (each of their calls is written as it returns)."""
+        if self.ledger is None:
+            return False
+        if not self.backend.shares:
+            self.ledger.spent = db.spent(self.config.name)
+        return self.ledger.exhausted
+
     def _wait_while_paused(self) -> bool:
         """Hold dispatching while the API is unavailable. With no call left to probe
         it, let one episode through (its first call is the probe). False: the pause
@@ -509,13 +538,13 @@ class LeagueRun:
             time.sleep(0.02)
         return True
 
-    def _jobs(self, queue: list[tuple[Pairing, int]]) -> Iterator[EpisodeJob]:
+    def _jobs(self, queue: list[tuple[Pairing, int]], db: LeagueDB) -> Iterator[EpisodeJob]:
         """Jobs, pulled one by one: none while the API is unavailable, none once the
         budget cannot cover another call."""
         for p, idx in queue:
             if not self._wait_while_paused() or self._stopping:
                 return
-            if self.ledger is not None and self.ledger.exhausted:
+            if self._budget_exhausted(db):
                 self.budget_stopped = True
                 return
             yield EpisodeJob(

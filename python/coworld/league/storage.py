@@ -70,6 +70,11 @@ CREATE TABLE IF NOT EXISTS calls (
     cache_write_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
     calls INTEGER NOT NULL, cost_usd REAL NOT NULL, at TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS calls_league ON calls (league);
+-- worst cases of calls in flight in other processes (league.shared_budget)
+CREATE TABLE IF NOT EXISTS reservations (
+    league TEXT NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL NOT NULL
+);
 """
 
 #: Columns added after the first release; `cache_tokens` stays their sum for old readers
@@ -190,7 +195,11 @@ class LeagueDB:
         have = {r[1] for r in self.conn.execute("PRAGMA table_info(episodes)")}
         for name, kind in _ADDED_COLUMNS.items():
             if name not in have:
-                self.conn.execute(f"ALTER TABLE episodes ADD COLUMN {name} {kind}")
+                try:
+                    self.conn.execute(f"ALTER TABLE episodes ADD COLUMN {name} {kind}")
+                except sqlite3.OperationalError as err:  # another process added it first
+                    if "duplicate column" not in str(err):
+                        raise
         if "cache_write_tokens" not in have:
             self.conn.execute("UPDATE episodes SET cache_write_tokens = cache_tokens")
 
@@ -253,6 +262,7 @@ class LeagueDB:
                 ("episodes", "league"),
                 ("voids", "league"),
                 ("calls", "league"),
+                ("reservations", "league"),
             ):
                 c.execute(f"DELETE FROM {table} WHERE {key}=?", (league,))
 
@@ -329,17 +339,15 @@ class LeagueDB:
     def add_call(self, league: str, pairing: str, idx: int, u: Usage) -> None:
         """One answered call's usage (or an episode's, from a backend that cannot
         report calls as they return), written at once: spend survives a kill."""
+        row = (league, pairing, idx, *_usage_columns(u), now())
+        with self._lock:  # one statement: atomic without BEGIN and COMMIT of its own
+            self.conn.execute("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+
+    def clear_reservations(self, league: str) -> None:
+        """Drop reservations left by the processes of a killed run (none is in flight
+        when a run starts)."""
         with self.transaction() as c:
-            c.execute(
-                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    league,
-                    pairing,
-                    idx,
-                    *_usage_columns(u),
-                    now(),
-                ),
-            )
+            c.execute("DELETE FROM reservations WHERE league=?", (league,))
 
     def spent(self, league: str) -> Usage:
         """Everything the league's calls cost: scored, void, interrupted or killed."""

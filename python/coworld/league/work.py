@@ -16,6 +16,7 @@ from ..seats.infra import InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
+from .shared_budget import Caps, SharedLedger
 from .storage import Chunk, EpisodeRow, LeagueDB, VoidEpisode, now
 
 #: A game's settings as the core takes them (`{"seats": 4}` for Hanabi), or None.
@@ -55,6 +56,9 @@ class EpisodeJob:
     #: (league database, league) where an episode in a worker process writes each
     #: answered call's usage as it returns (SQLite WAL), or None.
     calls_to: tuple[str, str] | None = None
+    #: The league's budget caps, for a worker process to reserve each call against
+    #: (in the database, with every other process of the run), or None.
+    budget: Caps | None = None
 
     @property
     def seats(self) -> tuple[str, ...]:
@@ -70,6 +74,8 @@ class Shared:
     on_call: Callable[[EpisodeJob, Usage], None] | None = None
     #: (league database, league) for backends whose episodes run in other processes.
     calls_to: tuple[str, str] | None = None
+    #: The budget caps those episodes reserve against (None: no budget).
+    budget: Caps | None = None
 
 
 def run_chunk(job: ChunkJob) -> Chunk:
@@ -107,17 +113,20 @@ def play_episode(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
 
 
 async def _play_with_own_client(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
-    claude = any(isinstance(p, ClaudePolicy) for p in job.policies)
-    client = (
-        ClaudeClient(timeout=job.clock.llm_timeout_seconds, infra=job.infra)
-        if claude and has_credentials()
-        else None
-    )
-    db = LeagueDB(job.calls_to[0]) if job.calls_to and client is not None else None
+    claude = any(isinstance(p, ClaudePolicy) for p in job.policies) and has_credentials()
+    db = LeagueDB(job.calls_to[0]) if job.calls_to and claude else None
+    ledger = None
     on_call = None
     if db is not None and job.calls_to is not None:
         league = job.calls_to[1]
         on_call = lambda job, usage: db.add_call(league, job.pairing, job.idx, usage)  # noqa: E731
+        if job.budget is not None:
+            ledger = SharedLedger(db, league, job.budget)
+    client = (
+        ClaudeClient(timeout=job.clock.llm_timeout_seconds, infra=job.infra, ledger=ledger)
+        if claude
+        else None
+    )
     try:
         return await play_async(job, Shared(client, on_call))
     finally:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .claude import Usage, price_of
 from .policy import ClaudePolicy
@@ -31,13 +31,21 @@ def worst_case(policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     at the write price, and `max_tokens` of output."""
     size = len(system.encode()) + len(json.dumps(messages).encode())
     tokens_in = size // BYTES_PER_TOKEN + 16
-    pin, pout = price_of(policy.model, policy.price)
     return Usage(
         input_tokens=tokens_in,
         output_tokens=policy.max_tokens,
-        cost_usd=(tokens_in * pin * 1.25 + policy.max_tokens * pout) / 1e6,
+        cost_usd=price_of(policy.model, policy.price).worst(tokens_in, policy.max_tokens),
         calls=1,
     )
+
+
+class Budget(Protocol):
+    """What a client needs of a ledger: `Ledger` in one process, or
+    `league.shared_budget.SharedLedger` across the processes of a run."""
+
+    def reserve(self, worst: Usage) -> None: ...
+
+    def settle(self, worst: Usage, actual: Usage | None) -> None: ...
 
 
 @dataclass

@@ -1,12 +1,14 @@
-"""Claude seats: one Messages API call per decision through the real `anthropic`
-client, with prompt caching on the system prompt, and usage and cost accounting."""
+"""Claude seats: one Messages API call per decision, configured by the real
+`anthropic` client (URL, key, headers, error types) and carried by
+`seats.transport`, with prompt caching on the system prompt, and usage and cost
+accounting."""
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,41 +18,109 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from .infra import CircuitBreaker, InfraFailure, InfraPolicy, ModelTimeout, classify, retry_after
 from .policy import ClaudePolicy
+from .transport import ConnectionLost, Wire, direct
 
 if TYPE_CHECKING:
-    from .budget import Ledger
+    from .budget import Budget
 
-#: USD per million tokens: (input, output), by model family (the longest prefix of a
-#: model id wins, so dated ids match). Cache writes cost 1.25x input, reads 0.1x.
-#: Only published list prices are here; a model not listed (the installed client
-#: also names newer families) needs a `price` in its policy file or the league's
-#: [prices] table: loading fails otherwise, rather than billing a guess.
-PRICES: dict[str, tuple[float, float]] = {
-    "claude-opus-4": (15.0, 75.0),
-    "claude-opus-4-1": (15.0, 75.0),
-    "claude-opus-4-5": (5.0, 25.0),
-    "claude-sonnet-4": (3.0, 15.0),
-    "claude-sonnet-4-5": (3.0, 15.0),
-    "claude-haiku-4-5": (1.0, 5.0),
-    "claude-3-5-haiku": (0.8, 4.0),
+#: Cache writes (5-minute) cost 1.25x the input price on every model listed here.
+CACHE_WRITE = 1.25
+#: Cache reads where a row or an override does not give their price: 0.1x input.
+CACHE_READ = 0.1
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens. `long`: (prompt tokens, price) for a model billed
+    at another tier when a request's prompt (input plus cache reads and writes)
+    is longer than that, on every token of the request."""
+
+    input: float
+    output: float
+    cache_read: float | None = None
+    long: tuple[int, Price] | None = None
+
+    def tier(self, prompt_tokens: int) -> Price:
+        if self.long is not None and prompt_tokens > self.long[0]:
+            return self.long[1]
+        return self
+
+    def cost(self, u: Usage) -> float:
+        """The cost of one call's usage."""
+        p = self.tier(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+        read = p.input * CACHE_READ if p.cache_read is None else p.cache_read
+        return (
+            u.input_tokens * p.input
+            + u.output_tokens * p.output
+            + u.cache_creation_input_tokens * p.input * CACHE_WRITE
+            + u.cache_read_input_tokens * read
+        ) / 1e6
+
+    def worst(self, tokens_in: int, tokens_out: int) -> float:
+        """The most a call of `tokens_in` prompt tokens (all written to the cache)
+        and `tokens_out` output can cost."""
+        p = self.tier(tokens_in)
+        return (tokens_in * p.input * CACHE_WRITE + tokens_out * p.output) / 1e6
+
+
+#: Published list prices by model id (a row also prices the id's dated snapshots,
+#: `ID-YYYYMMDD`; never a longer id: `claude-opus-5` does not price `claude-opus-5-5`).
+#: Sources (December 2026): https://platform.claude.com/docs/en/about-claude/pricing
+#: and each model's page, https://platform.claude.com/docs/en/models/<model>/overview
+#: (cache writes 1.25x input; cache reads as the page gives them, else 0.1x).
+#: Ids the installed client lists without a published price here (claude-fable-5-2,
+#: claude-mythos-5-2, claude-mythos-preview) need a `price` in the policy file or
+#: the league's [prices] table: loading fails otherwise, rather than billing a guess.
+PRICES: dict[str, Price] = {
+    "claude-fable-5-1": Price(10.0, 50.0, cache_read=0.25),
+    "claude-mythos-5-1": Price(10.0, 50.0, cache_read=0.25),
+    "claude-fable-5": Price(10.0, 50.0, cache_read=1.0),
+    "claude-mythos-5": Price(10.0, 50.0, cache_read=1.0),
+    "claude-opus-5-5": Price(4.0, 20.0, cache_read=0.20),
+    "claude-opus-5": Price(5.0, 25.0, cache_read=0.50),
+    "claude-opus-4-8": Price(5.0, 25.0, cache_read=0.50),
+    "claude-opus-4-7": Price(5.0, 25.0, cache_read=0.50),
+    "claude-opus-4-6": Price(5.0, 25.0, cache_read=0.50),
+    "claude-opus-4-5": Price(5.0, 25.0, cache_read=0.50),
+    "claude-opus-4-1": Price(15.0, 75.0, cache_read=1.50),
+    "claude-opus-4": Price(15.0, 75.0, cache_read=1.50),
+    # the model page gives cache reads $0.20; later reports of a cut to $0.10 are
+    # not on it, and a budget is a cap: the higher figure stays
+    "claude-sonnet-5-5": Price(2.0, 10.0, cache_read=0.20),
+    "claude-sonnet-5": Price(2.0, 10.0),
+    "claude-sonnet-4-6": Price(3.0, 15.0),
+    "claude-sonnet-4-5": Price(3.0, 15.0),
+    "claude-sonnet-4": Price(3.0, 15.0),
+    # "from $0.10 / $0.50": prompts over 100,000 tokens are billed at the second tier
+    "claude-haiku-5-5": Price(0.10, 0.50, long=(100_000, Price(0.50, 2.50))),
+    "claude-haiku-4-5": Price(1.0, 5.0),
+    "claude-3-5-haiku": Price(0.8, 4.0),
 }
-#: Model families the league-wide [prices] table added (see `add_prices`).
+#: Prices the league file's [prices] table added (see `add_prices`), by model id or prefix.
 _EXTRA_PRICES: dict[str, tuple[float, float]] = {}
+_DATED = re.compile(r"-\d{8}$")
 
 
-def price_of(model: str, override: tuple[float, float] | None = None) -> tuple[float, float]:
-    """The override, else the price row whose name is the longest prefix of `model`."""
-    if override is not None:
-        return override
-    table = {**PRICES, **_EXTRA_PRICES}
-    best = max((k for k in table if model.startswith(k)), key=len, default=None)
-    if best is None:
+def user_price(model: str) -> tuple[float, float] | None:
+    """The league's [prices] row whose name is the longest prefix of `model`, if any."""
+    best = max((k for k in _EXTRA_PRICES if model.startswith(k)), key=len, default=None)
+    return None if best is None else _EXTRA_PRICES[best]
+
+
+def price_of(model: str, override: tuple[float, float] | None = None) -> Price:
+    """The override, else the league's [prices] row, else the published price of
+    the model id (or the id it is a dated snapshot of)."""
+    given = override or user_price(model)
+    if given is not None:
+        return Price(*given)
+    row = PRICES.get(model) or PRICES.get(_DATED.sub("", model))
+    if row is None:
         raise ConfigError(
             f"no price for model {model!r}: give `price = [input, output]` (USD per "
             "million tokens) in the policy file or the league's [prices] table",
             "price",
         )
-    return table[best]
+    return row
 
 
 def check_price(model: str, override: tuple[float, float] | None, where: str = "") -> None:
@@ -75,8 +145,13 @@ class Usage:
     calls: int = 0
 
     def add(self, other: Usage) -> None:
-        for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        # field by field, not by a loop over the fields: five times a decision
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens
+        self.cache_read_input_tokens += other.cache_read_input_tokens
+        self.cost_usd += other.cost_usd
+        self.calls += other.calls
 
     @property
     def tokens(self) -> int:
@@ -115,13 +190,7 @@ def usage_of(model: str, raw: Any, price: tuple[float, float] | None = None) -> 
         cache_read_input_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
         calls=1,
     )
-    pin, pout = price_of(model, price)
-    u.cost_usd = (
-        u.input_tokens * pin
-        + u.output_tokens * pout
-        + u.cache_creation_input_tokens * pin * 1.25
-        + u.cache_read_input_tokens * pin * 0.1
-    ) / 1e6
+    u.cost_usd = price_of(model, price).cost(u)
     return u
 
 
@@ -142,8 +211,8 @@ def has_credentials() -> bool:
     return bool(os.environ.get("ANTHROPIC_API_KEY"))
 
 
-#: Connection pools of a league run's shared client (see `ClaudeClient.__init__`).
-POOL_SHARDS = 8
+#: The Messages API's path under the base URL.
+MESSAGES_PATH = "/v1/messages"
 
 
 class ClaudeClient:
@@ -163,24 +232,32 @@ class ClaudeClient:
         infra: InfraPolicy | None = None,
         breaker: CircuitBreaker | None = None,
         base_url: str | None = None,
-        ledger: Ledger | None = None,
-        shards: int = 1,
+        ledger: Budget | None = None,
     ) -> None:
         import anthropic
+        import httpx2
 
         self.timeout = timeout
         self.infra = infra or (breaker.policy if breaker else InfraPolicy())
         self.breaker = breaker or CircuitBreaker(self.infra)
         self.ledger = ledger
-        # The transport's own timeout is a backstop a little past ours. A run's
-        # shared client has `shards` connection pools, used in turn: httpcore scans
-        # every pooled connection on each request, so at concurrency 64 one pool of
-        # 64 connections costs far more CPU per call than 8 pools of 8.
-        self._clients = [
-            anthropic.AsyncAnthropic(timeout=timeout + 5.0, max_retries=0, base_url=base_url)
-            for _ in range(max(1, shards))
-        ]
-        self._turn = itertools.count()
+        # The SDK client defines every request (URL, key, headers) and every error;
+        # `Wire` carries the bytes (see seats.transport: the SDK's own path costs
+        # several times the CPU of the rest of a decision), then the SDK's HTTP
+        # client sends nothing and gets a transport that refuses to (no TLS setup).
+        # Through a proxy from the environment, which only the SDK's client speaks,
+        # the SDK sends.
+        refusing = httpx2.AsyncClient(transport=httpx2.MockTransport(_wire_only))
+        self._sdk = anthropic.AsyncAnthropic(max_retries=0, base_url=base_url, http_client=refusing)
+        self._wire: Wire | None = None
+        if direct(self._sdk.base_url):
+            headers = {k: v for k, v in self._sdk.default_headers.items() if isinstance(v, str)}
+            self._wire = Wire(self._sdk.base_url, headers, timeout + 5.0)
+        else:
+            self._sdk = anthropic.AsyncAnthropic(
+                timeout=timeout + 5.0, max_retries=0, base_url=base_url
+            )
+        self._url = str(self._sdk.base_url).rstrip("/") + MESSAGES_PATH
 
     async def ask(
         self,
@@ -220,9 +297,8 @@ class ClaudeClient:
             probe = await self.breaker.admit(deadline)
             started = time.monotonic()
             try:
-                response = await asyncio.wait_for(
-                    self._send(policy, system, messages), self.timeout
-                )
+                async with asyncio.timeout(self.timeout):  # no task per call, as wait_for
+                    response = await self._send(policy, system, messages)
             except (TimeoutError, anthropic.APITimeoutError) as err:
                 self.breaker.release_probe(probe)
                 raise ModelTimeout(started - entered) from err
@@ -259,30 +335,49 @@ class ClaudeClient:
     async def _send(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        """The answer as the API's JSON: the SDK sends the request and raises its
-        errors, but the body is decoded once, without building the SDK's pydantic
-        models (about a third of the client's CPU per call)."""
-        options: dict[str, Any] = {}
+        """The answer as the API's JSON; an HTTP or connection error as the
+        exception the SDK raises for it."""
+        import anthropic
+        import httpx2
+
+        body: dict[str, Any] = {
+            "model": policy.model,
+            "max_tokens": policy.max_tokens,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "messages": messages,
+        }
         if policy.effort:
-            options["output_config"] = {"effort": policy.effort}
+            body["output_config"] = {"effort": policy.effort}
         if policy.temperature is not None:
-            options["extra_body"] = {"temperature": policy.temperature}
+            body["temperature"] = policy.temperature
         if policy.thinking_param is not None:
-            options["thinking"] = policy.thinking_param
-        client = self._clients[next(self._turn) % len(self._clients)]
-        raw = await client.messages.with_raw_response.create(
-            model=policy.model,
-            max_tokens=policy.max_tokens,
-            system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            messages=messages,  # type: ignore[arg-type]
-            **options,
-        )
-        body: dict[str, Any] = json.loads(raw.http_response.content)
-        return body
+            body["thinking"] = policy.thinking_param
+        if self._wire is None:
+            raw = await self._sdk.messages.with_raw_response.create(**body)
+            sent: dict[str, Any] = json.loads(raw.http_response.content)
+            return sent
+        try:
+            status, headers, content = await self._wire.post(MESSAGES_PATH, body)
+        except ConnectionLost as err:
+            raise anthropic.APIConnectionError(
+                message=str(err), request=httpx2.Request("POST", self._url)
+            ) from err
+        if status >= 400:
+            response = httpx2.Response(
+                status, headers=headers, content=content, request=httpx2.Request("POST", self._url)
+            )
+            raise self._sdk._make_status_error_from_response(response)
+        answer: dict[str, Any] = json.loads(content)
+        return answer
 
     async def close(self) -> None:
-        for client in self._clients:
-            await client.close()
+        if self._wire is not None:
+            self._wire.close()
+        await self._sdk.close()
+
+
+def _wire_only(request: Any) -> Any:
+    raise RuntimeError("Claude calls go through seats.transport.Wire, not the SDK's client")
 
 
 def _safe_error(err: Exception) -> str:

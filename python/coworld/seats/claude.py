@@ -1,7 +1,6 @@
-"""Claude seats: one Messages API call per decision, configured by the real
-`anthropic` client (URL, key, headers, error types) and carried by
-`seats.transport`, with prompt caching on the system prompt, and usage and cost
-accounting."""
+"""Claude seats: one Messages API call per decision through the real `anthropic`
+client (its aiohttp backend), with prompt caching on the system prompt, and usage
+and cost accounting."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from .infra import CircuitBreaker, InfraFailure, InfraPolicy, ModelTimeout, classify, retry_after
 from .policy import ClaudePolicy
-from .transport import ConnectionLost, Wire, direct
 
 if TYPE_CHECKING:
     from .budget import Budget
@@ -211,10 +209,6 @@ def has_credentials() -> bool:
     return bool(os.environ.get("ANTHROPIC_API_KEY"))
 
 
-#: The Messages API's path under the base URL.
-MESSAGES_PATH = "/v1/messages"
-
-
 class ClaudeClient:
     """One async `anthropic` client shared by every Claude seat of a run.
 
@@ -235,29 +229,18 @@ class ClaudeClient:
         ledger: Budget | None = None,
     ) -> None:
         import anthropic
-        import httpx2
 
         self.timeout = timeout
         self.infra = infra or (breaker.policy if breaker else InfraPolicy())
         self.breaker = breaker or CircuitBreaker(self.infra)
         self.ledger = ledger
-        # The SDK client defines every request (URL, key, headers) and every error;
-        # `Wire` carries the bytes (see seats.transport: the SDK's own path costs
-        # several times the CPU of the rest of a decision), then the SDK's HTTP
-        # client sends nothing and gets a transport that refuses to (no TLS setup).
-        # Through a proxy from the environment, which only the SDK's client speaks,
-        # the SDK sends.
-        refusing = httpx2.AsyncClient(transport=httpx2.MockTransport(_wire_only))
-        self._sdk = anthropic.AsyncAnthropic(max_retries=0, base_url=base_url, http_client=refusing)
-        self._wire: Wire | None = None
-        if direct(self._sdk.base_url):
-            headers = {k: v for k, v in self._sdk.default_headers.items() if isinstance(v, str)}
-            self._wire = Wire(self._sdk.base_url, headers, timeout + 5.0)
-        else:
-            self._sdk = anthropic.AsyncAnthropic(
-                timeout=timeout + 5.0, max_retries=0, base_url=base_url
-            )
-        self._url = str(self._sdk.base_url).rstrip("/") + MESSAGES_PATH
+        # The SDK's aiohttp backend (the `anthropic[aiohttp]` extra) costs about half
+        # the CPU per call of its default httpx one; a proxy from the environment is
+        # honoured by the default client only, so that case keeps it.
+        http = anthropic.DefaultAioHttpClient(timeout=timeout + 5.0) if _direct(base_url) else None
+        self._sdk = anthropic.AsyncAnthropic(
+            timeout=timeout + 5.0, max_retries=0, base_url=base_url, http_client=http
+        )
 
     async def ask(
         self,
@@ -335,11 +318,8 @@ class ClaudeClient:
     async def _send(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        """The answer as the API's JSON; an HTTP or connection error as the
-        exception the SDK raises for it."""
-        import anthropic
-        import httpx2
-
+        """The answer as the API's JSON, decoded once (no SDK models); an HTTP or
+        connection error raises as the SDK's exception."""
         body: dict[str, Any] = {
             "model": policy.model,
             "max_tokens": policy.max_tokens,
@@ -352,32 +332,25 @@ class ClaudeClient:
             body["temperature"] = policy.temperature
         if policy.thinking_param is not None:
             body["thinking"] = policy.thinking_param
-        if self._wire is None:
-            raw = await self._sdk.messages.with_raw_response.create(**body)
-            sent: dict[str, Any] = json.loads(raw.http_response.content)
-            return sent
-        try:
-            status, headers, content = await self._wire.post(MESSAGES_PATH, body)
-        except ConnectionLost as err:
-            raise anthropic.APIConnectionError(
-                message=str(err), request=httpx2.Request("POST", self._url)
-            ) from err
-        if status >= 400:
-            response = httpx2.Response(
-                status, headers=headers, content=content, request=httpx2.Request("POST", self._url)
-            )
-            raise self._sdk._make_status_error_from_response(response)
-        answer: dict[str, Any] = json.loads(content)
+        raw = await self._sdk.messages.with_raw_response.create(**body)
+        answer: dict[str, Any] = json.loads(raw.http_response.content)
         return answer
 
     async def close(self) -> None:
-        if self._wire is not None:
-            self._wire.close()
         await self._sdk.close()
 
 
-def _wire_only(request: Any) -> Any:
-    raise RuntimeError("Claude calls go through seats.transport.Wire, not the SDK's client")
+def _direct(base_url: str | None) -> bool:
+    """Whether no proxy from the environment applies to the API's host."""
+    import urllib.parse
+    import urllib.request
+
+    url = urllib.parse.urlsplit(
+        base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+    )
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(url.scheme) or proxies.get("all")
+    return not proxy or bool(urllib.request.proxy_bypass(url.hostname or ""))
 
 
 def _safe_error(err: Exception) -> str:

@@ -328,8 +328,8 @@ class ClaudeClient:
         }
         if policy.effort:
             body["output_config"] = {"effort": policy.effort}
-        if policy.temperature is not None:
-            body["temperature"] = policy.temperature
+        if policy.temperature is not None:  # the 2.x client has no `temperature` argument
+            body["extra_body"] = {"temperature": policy.temperature}
         if policy.thinking_param is not None:
             body["thinking"] = policy.thinking_param
         raw = await self._sdk.messages.with_raw_response.create(**body)

@@ -548,3 +548,29 @@ def test_episodes_in_other_processes_reserve_each_call_in_the_database(tmp_path,
         assert db.conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 0
     finally:
         db.close()
+
+
+def test_the_aiohttp_backend_is_used_unless_a_proxy_applies(monkeypatch):
+    """aiohttp ignores proxies from the environment: with one that applies to the
+    API's host the client keeps the SDK's default (proxy-aware) backend."""
+    import asyncio
+
+    import anthropic
+
+    from coworld.seats.claude import ClaudeClient
+
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+                 "all_proxy", "NO_PROXY", "no_proxy"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+
+    def backend() -> type:
+        client = ClaudeClient(timeout=5, base_url="https://api.example.test")
+        kind = type(client._sdk._client)
+        asyncio.run(client.close())
+        return kind
+
+    assert issubclass(backend(), anthropic.DefaultAioHttpClient)
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    assert not issubclass(backend(), anthropic.DefaultAioHttpClient)
+    monkeypatch.setenv("NO_PROXY", "api.example.test")
+    assert issubclass(backend(), anthropic.DefaultAioHttpClient)

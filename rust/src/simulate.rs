@@ -209,6 +209,28 @@ pub fn play_out<G: Game, P: Decide<G>>(
     }
 }
 
+/// Test support: `a`'s total score against `b` in a two-seat zero-sum game, over
+/// `episodes` games in each seat order on the same seeds.
+#[cfg(test)]
+pub(crate) fn both_orders_total(game: &str, a: &str, b: &str, episodes: u64, seed: i64) -> f64 {
+    let first_seat_sum = |policies: [&str; 2]| -> f64 {
+        Batch {
+            game: game.into(),
+            config: Value::Null,
+            policies: policies.iter().map(|s| s.to_string()).collect(),
+            start: 0,
+            episodes,
+            seed,
+        }
+        .run(None)
+        .unwrap()
+        .iter()
+        .map(|r| r.score[0] as f64)
+        .sum()
+    };
+    first_seat_sum([a, b]) - first_seat_sum([b, a])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -338,6 +338,7 @@ fn aim(g: &FogState, own: Cells, theirs: Cells, opp: usize) -> Cells {
 mod tests {
     use super::*;
     use crate::policy::Player;
+    use crate::simulate::both_orders_total;
 
     #[test]
     fn the_move_is_legal_and_a_function_of_the_stream() {
@@ -413,50 +414,18 @@ mod tests {
 
     #[test]
     fn it_outscores_sweep_at_dark_hex_4() {
-        use crate::simulate::Batch;
-        let run = |policies: [&str; 2]| {
-            Batch {
-                game: "dark-hex-4".into(),
-                config: serde_json::Value::Null,
-                policies: policies.iter().map(|s| s.to_string()).collect(),
-                start: 0,
-                episodes: 20,
-                seed: 7,
-            }
-            .run(None)
-            .unwrap()
-            .iter()
-            .map(|r| r.score[0] as f64)
-            .sum::<f64>()
-        };
         // Both seat orders on the same seeds: ismcts's score sum over 40 games;
         // above 10 is more than 62.5% of them won (24 with fills; the distance
         // leaves scored 2).
-        let total = run(["ismcts?sims=1000", "sweep"]) - run(["sweep", "ismcts?sims=1000"]);
+        let total = both_orders_total("dark-hex-4", "ismcts?sims=1000", "sweep", 20, 7);
         assert!(total > 10.0, "ismcts vs sweep over 40 games: {total}");
     }
 
     #[test]
     fn it_outscores_probe_and_sweep_at_dark_hex_5() {
-        use crate::simulate::Batch;
-        let run = |policies: [&str; 2]| {
-            Batch {
-                game: "dark-hex-5".into(),
-                config: serde_json::Value::Null,
-                policies: policies.iter().map(|s| s.to_string()).collect(),
-                start: 0,
-                episodes: 20,
-                seed: 7,
-            }
-            .run(None)
-            .unwrap()
-            .iter()
-            .map(|r| r.score[0] as f64)
-            .sum::<f64>()
-        };
         for low in ["probe", "sweep"] {
             // Both seat orders on the same seeds: ismcts's score sum over 40 games.
-            let total = run(["ismcts?sims=1000", low]) - run([low, "ismcts?sims=1000"]);
+            let total = both_orders_total("dark-hex-5", "ismcts?sims=1000", low, 20, 7);
             // Above 20 is above the ladder's goal: more than 75% of the games won.
             assert!(total > 20.0, "ismcts vs {low} over 40 games: {total}");
         }

@@ -258,6 +258,7 @@ mod tests {
     use crate::gauntlet::connect_four::ConnectFour;
     use crate::gauntlet::hex::Hex;
     use crate::policy::Player;
+    use crate::simulate::both_orders_total;
 
     fn play(g: &mut impl Game, moves: &[&str]) {
         for m in moves {
@@ -305,25 +306,8 @@ mod tests {
 
     #[test]
     fn more_simulations_beat_fewer_at_connect_four() {
-        use crate::simulate::Batch;
-        let run = |policies: [&str; 2]| {
-            Batch {
-                game: "connect-four".into(),
-                config: serde_json::Value::Null,
-                policies: policies.iter().map(|s| s.to_string()).collect(),
-                start: 0,
-                episodes: 40,
-                seed: 5,
-            }
-            .run(None)
-            .unwrap()
-            .iter()
-            .map(|r| r.score[0] as f64)
-            .sum::<f64>()
-        };
         // Both seat orders on the same seeds: the stronger side's total score.
-        let strong =
-            run(["mcts?sims=400", "mcts?sims=20"]) - run(["mcts?sims=20", "mcts?sims=400"]);
+        let strong = both_orders_total("connect-four", "mcts?sims=400", "mcts?sims=20", 40, 5);
         assert!(strong > 40.0, "mcts 400 vs 20 over 80 games: {strong}");
     }
 

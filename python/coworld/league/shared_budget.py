@@ -5,7 +5,7 @@ no two processes can both take the last of the budget."""
 
 from __future__ import annotations
 
-from ..seats.budget import BudgetExhausted
+from ..seats.budget import BudgetExhausted, within_caps
 from ..seats.claude import Usage
 from .storage import LeagueDB
 
@@ -31,11 +31,11 @@ class SharedLedger:
                 "FROM reservations WHERE league=?",
                 (self.league,),
             ).fetchone()
-            if not (
-                self.max_tokens is None or spent.tokens + tokens + worst.tokens <= self.max_tokens
-            ) or not (
-                self.max_cost_usd is None
-                or spent.cost_usd + cost + worst.cost_usd <= self.max_cost_usd + 1e-12
+            if not within_caps(
+                self.max_tokens,
+                self.max_cost_usd,
+                spent.tokens + tokens + worst.tokens,
+                spent.cost_usd + cost + worst.cost_usd,
             ):
                 raise BudgetExhausted()
             row = c.execute(

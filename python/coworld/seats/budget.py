@@ -61,10 +61,11 @@ class Ledger:
     largest: Usage = field(default_factory=Usage)
 
     def fits(self, extra: Usage) -> bool:
-        tokens = self.spent.tokens + self.reserved.tokens + extra.tokens
-        cost = self.spent.cost_usd + self.reserved.cost_usd + extra.cost_usd
-        return (self.max_tokens is None or tokens <= self.max_tokens) and (
-            self.max_cost_usd is None or cost <= self.max_cost_usd + 1e-12
+        return within_caps(
+            self.max_tokens,
+            self.max_cost_usd,
+            self.spent.tokens + self.reserved.tokens + extra.tokens,
+            self.spent.cost_usd + self.reserved.cost_usd + extra.cost_usd,
         )
 
     def reserve(self, worst: Usage) -> None:
@@ -86,6 +87,16 @@ class Ledger:
     def exhausted(self) -> bool:
         """No further call of the usual size fits: stop dispatching episodes."""
         return not self.fits(self.largest)
+
+
+def within_caps(
+    max_tokens: int | None, max_cost_usd: float | None, tokens: int, cost: float
+) -> bool:
+    """Whether `tokens` and `cost` (spent, reserved and asked for) stay within the
+    caps; None is no cap of that kind."""
+    return (max_tokens is None or tokens <= max_tokens) and (
+        max_cost_usd is None or cost <= max_cost_usd + 1e-12
+    )
 
 
 def _negative(u: Usage) -> Usage:

@@ -81,7 +81,7 @@ pub struct Envs<G: Tensor> {
     /// Envs in the batch (the slots are moved out while a step runs).
     n: usize,
     template: G,
-    /// `Tensor::reseeded` builds this batch's episodes exactly as the registry does.
+    /// `Game::restart` builds this batch's episodes exactly as the registry does.
     direct: bool,
     /// `reset` has run: every env holds a live episode.
     started: bool,
@@ -104,9 +104,9 @@ impl<G: Tensor> Envs<G> {
     ) -> CoreResult<Self> {
         let first = episode_seed(seed, 0);
         let template = Self::build(id, config, first)?;
-        // A setting that pins the start (a forced Hanabi deal) makes the direct
-        // build differ from the registry's: then every episode goes through it.
-        let direct = template.reseeded(first).is_some_and(|g| g == template);
+        // A game that cannot restart itself (a forced Hanabi deal, the rotation), or
+        // whose restart differs from the registry's build, goes through the registry.
+        let direct = template.restart(first).is_some_and(|g| g == template);
         let seats = template.num_seats();
         let opponents = resolve_opponents(&template, opponents, seats)?;
         let num_actions = template.num_actions();
@@ -149,13 +149,10 @@ impl<G: Tensor> Envs<G> {
     }
 
     fn fresh(&self, seed: i64) -> G {
-        if G::SEED_FREE_START {
-            return self.template.clone();
-        }
         if self.direct {
             return self
                 .template
-                .reseeded(seed)
+                .restart(seed)
                 .expect("checked at construction");
         }
         Self::build(self.id, &self.config, seed).expect("the config was checked at construction")

@@ -33,13 +33,6 @@ pub trait Tensor: Game + PartialEq {
     fn obs_shape(&self) -> Vec<usize>;
     /// Write `seat`'s observation into `out` (every entry is written).
     fn write_obs(&self, seat: Seat, out: &mut [f32]);
-    /// A fresh episode on `seed` built directly, without the registry's config
-    /// (`None`: build it through the registry). Used only when it reproduces
-    /// the registry's state for the batch's first seed.
-    fn reseeded(&self, seed: i64) -> Option<Self> {
-        let _ = seed;
-        None
-    }
     /// Which game of the batch's list this episode plays (`rotate`: its index
     /// in the rotation; every other game has one).
     fn game_index(&self) -> usize {
@@ -518,9 +511,6 @@ impl Tensor for Hanabi {
     }
     fn obs_shape(&self) -> Vec<usize> {
         vec![hanabi_len(self.seats())]
-    }
-    fn reseeded(&self, seed: i64) -> Option<Self> {
-        Some(Hanabi::new(self.seats(), seed))
     }
     /// Other seats' cards (the observer's own block stays zero: it never sees
     /// its cards), every card's public hints, the observer's candidate sets

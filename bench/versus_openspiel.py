@@ -5,8 +5,12 @@ runs through coworld's batch simulator (`coworld.simulate(..., threads=1)`) and
 through OpenSpiel's own C++ loop (`pyspiel.evaluate_bots` with uniform random
 bots: no Python between moves, so this is OpenSpiel's C++ throughput).
 
-Throughput is per CPU-second of this process (best of three), steadier than wall
-time on a shared machine. Two ratios are printed:
+Throughput is per CPU-second of this process, steadier than wall time on a
+shared machine: each side grows its batch (from the `games` argument) until one
+run takes at least MIN_SECONDS of CPU, then keeps the best of five such runs. A
+fixed game count would time a few milliseconds of our side against a second of
+OpenSpiel's, and a millisecond run is mostly timer and cache noise. Two ratios
+are printed:
 - games/s: whole games per second on each side;
 - plies/s: moves per second, the fair one where our ply cap cuts games that
   OpenSpiel plays to the end (breakthrough 100, quoridor 200). OpenSpiel's mean
@@ -69,26 +73,34 @@ BASELINES = {
 }
 
 
-def cpu_best(run, repeats: int = 3) -> float:
-    """The fastest of `repeats` runs, in CPU seconds."""
-    run()  # warm up: tables, imports, page faults
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return max(best, 1e-9)
+MIN_SECONDS = 0.25
+
+
+def cpu_seconds(run) -> float:
+    start = time.process_time()
+    run()
+    return max(time.process_time() - start, 1e-9)
+
+
+def steady_rate(run_n, games: int, repeats: int = 5) -> tuple[float, int]:
+    """(games per CPU-second, games per run): `run_n(n)` plays n games. The batch
+    grows until a run takes MIN_SECONDS; the best of `repeats` runs counts."""
+    run_n(games)  # warm up: tables, imports, page faults
+    n = games
+    while (seconds := cpu_seconds(lambda: run_n(n))) < MIN_SECONDS:
+        n = int(n * min(10.0, 1.2 * MIN_SECONDS / seconds)) + 1
+    best = min([seconds] + [cpu_seconds(lambda: run_n(n)) for _ in range(repeats - 1)])
+    return n / best, n
 
 
 def ours(peer: Peer, games: int) -> tuple[float, float]:
     """(games/s, plies/s) of uniformly random games in the batch simulator."""
-    plies = coworld.simulate(
-        peer.ours, ["random"] * peer.seats, games, seed=7, threads=1
-    ).plies.sum()
-    seconds = cpu_best(
-        lambda: coworld.simulate(peer.ours, ["random"] * peer.seats, games, seed=7, threads=1)
-    )
-    return games / seconds, plies / seconds
+
+    def run_n(n: int):
+        return coworld.simulate(peer.ours, ["random"] * peer.seats, n, seed=7, threads=1)
+
+    rate, n = steady_rate(run_n, games)
+    return rate, rate * run_n(n).plies.mean()
 
 
 def theirs(peer: Peer, games: int) -> tuple[float, float]:
@@ -98,12 +110,12 @@ def theirs(peer: Peer, games: int) -> tuple[float, float]:
     game = pyspiel.load_game(peer.name, peer.params)
     bots = [pyspiel.make_uniform_random_bot(p, 1000 + p) for p in range(peer.seats)]
 
-    def run() -> None:
-        for i in range(games):
+    def run_n(n: int) -> None:
+        for i in range(n):
             pyspiel.evaluate_bots(game.new_initial_state(), bots, i)
 
-    seconds = cpu_best(run)
-    return games / seconds, games * mean_length(game, min(games, 300)) / seconds
+    rate, _ = steady_rate(run_n, games)
+    return rate, rate * mean_length(game, min(games, 300))
 
 
 def mean_length(game, sample: int) -> float:
@@ -123,13 +135,17 @@ def mean_length(game, sample: int) -> float:
 
 
 def baseline_rate(game: str, policies: list[str], games: int) -> float:
-    return games / cpu_best(lambda: coworld.simulate(game, policies, games, seed=7, threads=1), 1)
+    rate, _ = steady_rate(lambda n: coworld.simulate(game, policies, n, seed=7, threads=1), games, 1)
+    return rate
 
 
 def main(argv: list[str]) -> None:
     games = int(argv[0]) if argv else 2000
     names = argv[1:] or list(PEERS)
-    print(f"random games, one core each, {games} games per run (best of 3, CPU time)")
+    print(
+        f"random games, one core each, at least {games} games and {MIN_SECONDS} CPU-s per run"
+        " (best of 5, CPU time)"
+    )
     print(
         f"{'game':<15}{'coworld g/s':>13}{'openspiel g/s':>15}{'ratio':>8}"
         f"{'coworld ply/s':>15}{'openspiel ply/s':>17}{'ratio':>8}"

@@ -76,9 +76,9 @@ BASELINES = {
 MIN_SECONDS = 0.25
 
 
-def cpu_seconds(run) -> float:
+def cpu_seconds(run_n, n: int) -> float:
     start = time.process_time()
-    run()
+    run_n(n)
     return max(time.process_time() - start, 1e-9)
 
 
@@ -87,9 +87,9 @@ def steady_rate(run_n, games: int, repeats: int = 5) -> tuple[float, int]:
     grows until a run takes MIN_SECONDS; the best of `repeats` runs counts."""
     run_n(games)  # warm up: tables, imports, page faults
     n = games
-    while (seconds := cpu_seconds(lambda: run_n(n))) < MIN_SECONDS:
+    while (seconds := cpu_seconds(run_n, n)) < MIN_SECONDS:
         n = int(n * min(10.0, 1.2 * MIN_SECONDS / seconds)) + 1
-    best = min([seconds] + [cpu_seconds(lambda: run_n(n)) for _ in range(repeats - 1)])
+    best = min([seconds] + [cpu_seconds(run_n, n) for _ in range(repeats - 1)])
     return n / best, n
 
 
@@ -135,7 +135,10 @@ def mean_length(game, sample: int) -> float:
 
 
 def baseline_rate(game: str, policies: list[str], games: int) -> float:
-    rate, _ = steady_rate(lambda n: coworld.simulate(game, policies, n, seed=7, threads=1), games, 1)
+    def run_n(n: int):
+        return coworld.simulate(game, policies, n, seed=7, threads=1)
+
+    rate, _ = steady_rate(run_n, games, 1)
     return rate
 
 

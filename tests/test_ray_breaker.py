@@ -4,6 +4,7 @@ sends only probes, shows the pause, and resumes when the API answers."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import math
 import subprocess
@@ -13,10 +14,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from coworld.league import LeagueDB, LeagueRun, parse_league
-from coworld.seats.infra import InfraPolicy
+from coworld.league.ray_breaker import BreakerActor
+from coworld.seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 
 from .conftest import first_column
 from .test_faults import claude_results
@@ -66,7 +69,8 @@ def probes_within(seconds: float, policy: InfraPolicy) -> int:
 def most_failures(seconds: float, policy: InfraPolicy) -> int:
     """The most failed requests while the whole league is down for `seconds`: those
     that open the breaker (a share `threshold` of its last `window` outcomes), one
-    in flight per episode when it opens, then only probes."""
+    per episode past it (in flight when it opened, or its next call after an
+    answer), then only probes."""
     return (
         math.ceil(policy.threshold * policy.window) + CONCURRENCY + probes_within(seconds, policy)
     )
@@ -107,6 +111,69 @@ def timed_dispatch(run: LeagueRun) -> list[float]:
 
     run._jobs = timed  # type: ignore[method-assign]
     return times
+
+
+class InProcess:
+    """`SharedState` without Ray: the actor's object, called directly."""
+
+    def __init__(self, policy: InfraPolicy) -> None:
+        self.actor = BreakerActor(policy)
+
+    async def admit(self, patience: float) -> str | bool:
+        return await self.actor.admit(patience)
+
+    def record(self, ok: bool, cause: str | None, probe: bool) -> None:
+        self.actor.breaker.record(ok, cause, probe)
+
+    def release_probe(self, probe: bool) -> None:
+        self.actor.breaker.release_probe(probe)
+
+    def view(self):
+        b = self.actor.breaker
+        return list(b.pauses), b.waiting, b.probes
+
+
+def test_breakers_of_several_processes_act_as_one():
+    policy = replace(POLICY, probe_seconds=0.05)
+    state = InProcess(policy)
+    driver, a, b = (CircuitBreaker(policy, shared=state) for _ in range(3))
+
+    async def scenario() -> None:
+        now = time.monotonic
+        assert await b.admit(now() + 5) is False  # closed: b's first call is sent
+        b.record(True)
+        failures = 0
+        while not driver.pauses and failures < policy.window:  # a's calls fail ...
+            assert await a.admit(now() + 5) is False
+            a.record(False, "http-529")
+            failures += 1
+            driver.refresh()
+        # ... until the run's breaker opens: min_calls outcomes, b's answer and 5 of a's
+        # failures (5 >= threshold 0.8 x 6)
+        assert failures == policy.min_calls - 1
+        assert driver.paused is not None and driver.paused.cause == "http-529"
+        # b heard from the API last: its next call goes (one past the breaker) ...
+        assert await b.admit(now() + 5) is False
+        b.record(False, "http-529")
+        # ... then it waits like a: one probe at a time, none before the interval
+        waits = [asyncio.ensure_future(x.admit(now() + 5)) for x in (a, b)]
+        done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        assert time.time() - driver.pauses[0].since >= policy.probe_seconds - 0.01
+        assert len(done) == 1 and done.pop().result() is True and len(pending) == 1
+        driver.refresh()
+        assert driver.waiting == 1 and driver.probes == 1
+        prober = a if waits[0].done() else b
+        prober.record(True, probe=True)  # the probe is answered: the league resumes
+        assert await pending.pop() is False
+        driver.refresh()
+        assert driver.paused is None and driver.pauses[0].until is not None
+        # a pause longer than a call's patience: the call gives up with the cause
+        fresh = CircuitBreaker(policy, shared=InProcess(replace(policy, min_calls=1)))
+        fresh.record(False, "http-503")
+        with pytest.raises(InfraFailure, match="http-503"):
+            await fresh.admit(now() + 0.01)
+
+    asyncio.run(scenario())
 
 
 def test_an_outage_pauses_every_ray_task_and_changes_no_score(

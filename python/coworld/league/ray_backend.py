@@ -69,19 +69,17 @@ class RayBackend:
         run's breaker, which lives in an actor (started on first use)."""
         breaker = self._share_breaker(shared, concurrency)
         pending: list[Any] = []
-        try:
-            for job in jobs:
-                job = replace(job, calls_to=shared.calls_to, budget=shared.budget)
-                pending.append(self._episode.remote(job, breaker))
-                if len(pending) >= concurrency:
-                    done, pending = self.ray.wait(pending, num_returns=1)
-                    yield self.ray.get(done[0])
-            while pending:
+        for job in jobs:
+            job = replace(job, calls_to=shared.calls_to, budget=shared.budget)
+            pending.append(self._episode.remote(job, breaker))
+            if len(pending) >= concurrency:
                 done, pending = self.ray.wait(pending, num_returns=1)
                 yield self.ray.get(done[0])
-        finally:
-            if self._breaker is not None and self._actor is not None:
-                self._breaker.refresh()  # the report's pauses: the last one's end too
+        while pending:
+            done, pending = self.ray.wait(pending, num_returns=1)
+            yield self.ray.get(done[0])
+        if self._breaker is not None and self._actor is not None:
+            self._breaker.refresh()  # the report's pauses: the last one's end too
 
     def _share_breaker(self, shared: Shared, concurrency: int) -> CircuitBreaker | None:
         """The tasks' breaker, forwarding to the actor; the run's breaker (the
@@ -104,6 +102,8 @@ class RayBackend:
         if self._breaker is not None:
             try:
                 self._breaker.refresh()
+            except self.ray.exceptions.RayError:
+                pass  # the actor is gone: the run's breaker keeps its last view
             finally:
                 self._breaker.shared = None
         self.ray.kill(self._actor)

@@ -41,11 +41,24 @@ pub struct Scores {
 
 impl Scores {
     pub fn of(score: &[i32]) -> Self {
+        assert!(score.len() <= MOST_SEATS, "{} seats", score.len());
         let mut values = [0; MOST_SEATS];
-        values[..score.len()].copy_from_slice(score);
+        copy_short(&mut values, score);
         Scores {
             len: score.len() as u8,
             values,
+        }
+    }
+}
+
+/// Copy the first `min(dst.len(), src.len())` scores, element by element over the
+/// fixed width: a copy of a length known only at run time calls `memcpy`, which
+/// costs more than a few moves (and the simulator copies scores twice an episode).
+#[inline]
+fn copy_short(dst: &mut [i32], src: &[i32]) {
+    for (i, d) in dst.iter_mut().enumerate().take(MOST_SEATS) {
+        if let Some(&v) = src.get(i) {
+            *d = v;
         }
     }
 }
@@ -135,8 +148,10 @@ impl Batch {
         let game = game_index(fresh.id());
         self.fill(seats, pool, |i| {
             let seed = episode_seed(self.seed, i);
-            let start = fresh.restart(seed).expect("checked by `restarts`");
-            Ok(play_out(start, &policies, seed, game))
+            // Played where `restart` put it: unwrapping would copy the state once more.
+            let mut start = fresh.restart(seed);
+            let g = start.as_mut().expect("checked by `restarts`");
+            Ok(play(g, &policies, seed, game))
         })
     }
 
@@ -153,7 +168,8 @@ impl Batch {
         let mut out = Columns::zeroed(rows, seats);
         let write = |(i, (((score, plies), ending), (game, seed))): Row<'_>| {
             let r = episode(self.start + i as u64)?;
-            score.copy_from_slice(&r.score);
+            debug_assert_eq!(score.len(), r.score.len());
+            copy_short(score, &r.score);
             (*plies, *ending, *game, *seed) = (r.plies, r.ending, r.game, r.seed);
             Ok(())
         };
@@ -299,10 +315,15 @@ pub fn play_out<G: Game, P: Decide<G>>(
     seed: i64,
     game: u8,
 ) -> EpisodeRecord {
+    play(&mut g, policies, seed, game)
+}
+
+/// [`play_out`] in place.
+fn play<G: Game, P: Decide<G>>(g: &mut G, policies: &[P], seed: i64, game: u8) -> EpisodeRecord {
     let streams = DecisionStreams::new(seed);
     while let Some(seat) = g.active_seat() {
         let mut rng = streams.at(g.decision_stream());
-        let mv = policies[seat].decide(&g, &mut rng);
+        let mv = policies[seat].decide(g, &mut rng);
         g.apply(mv);
     }
     let o = g.outcome().expect("a game with no active seat is settled");

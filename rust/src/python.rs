@@ -252,35 +252,18 @@ fn simulate<'py>(
         episodes,
         seed,
     };
-    let records = py.detach(|| batch.run(threads)).map_err(to_pyerr)?;
-    let seats = records
-        .first()
-        .map_or(batch.policies.len(), |r| r.score.len());
-    let score: Vec<i32> = records
-        .iter()
-        .flat_map(|r| r.score.iter().copied())
-        .collect();
+    let columns = py.detach(|| batch.run_columns(threads)).map_err(to_pyerr)?;
+    // Each column becomes its array without a copy.
+    let (rows, seats) = (columns.len(), columns.seats);
     let out = PyDict::new(py);
     out.set_item(
         "score",
-        PyArray1::from_vec(py, score).reshape([records.len(), seats])?,
+        PyArray1::from_vec(py, columns.score).reshape([rows, seats])?,
     )?;
-    out.set_item(
-        "plies",
-        PyArray1::from_iter(py, records.iter().map(|r| r.plies)),
-    )?;
-    out.set_item(
-        "ending",
-        PyArray1::from_iter(py, records.iter().map(|r| r.ending)),
-    )?;
-    out.set_item(
-        "game",
-        PyArray1::from_iter(py, records.iter().map(|r| r.game)),
-    )?;
-    out.set_item(
-        "seed",
-        PyArray1::from_iter(py, records.iter().map(|r| r.seed)),
-    )?;
+    out.set_item("plies", PyArray1::from_vec(py, columns.plies))?;
+    out.set_item("ending", PyArray1::from_vec(py, columns.ending))?;
+    out.set_item("game", PyArray1::from_vec(py, columns.game))?;
+    out.set_item("seed", PyArray1::from_vec(py, columns.seed))?;
     Ok(out)
 }
 

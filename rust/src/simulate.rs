@@ -14,7 +14,7 @@ use crate::error::{CoreError, CoreResult};
 use crate::game::Game;
 use crate::policy::{Decide, Player};
 use crate::registry::{dispatch, player_for, State, GAMES};
-use crate::rng::{episode_seed, Rng};
+use crate::rng::{episode_seed, DecisionStreams};
 
 /// One finished episode, flattened for numpy.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,11 +41,24 @@ pub struct Scores {
 
 impl Scores {
     pub fn of(score: &[i32]) -> Self {
+        assert!(score.len() <= MOST_SEATS, "{} seats", score.len());
         let mut values = [0; MOST_SEATS];
-        values[..score.len()].copy_from_slice(score);
+        copy_short(&mut values, score);
         Scores {
             len: score.len() as u8,
             values,
+        }
+    }
+}
+
+/// Copy the first `min(dst.len(), src.len())` scores, element by element over the
+/// fixed width: a copy of a length known only at run time calls `memcpy`, which
+/// costs more than a few moves (and the simulator copies scores twice an episode).
+#[inline]
+fn copy_short(dst: &mut [i32], src: &[i32]) {
+    for (i, d) in dst.iter_mut().enumerate().take(MOST_SEATS) {
+        if let Some(&v) = src.get(i) {
+            *d = v;
         }
     }
 }
@@ -97,20 +110,26 @@ impl Batch {
         Ok(())
     }
 
-    /// Run every episode on `threads` worker threads (None: all cores).
+    /// Run every episode on `threads` worker threads (None: all cores), one record each.
     pub fn run(&self, threads: Option<usize>) -> CoreResult<Vec<EpisodeRecord>> {
+        Ok(self.run_columns(threads)?.records())
+    }
+
+    /// Run every episode on `threads` worker threads (None: all cores; 1: this
+    /// thread, no pool), the results written straight into their columns.
+    pub fn run_columns(&self, threads: Option<usize>) -> CoreResult<Columns> {
         self.validate()?;
-        let pool = pool(threads.unwrap_or(0))?;
+        let pool = match threads {
+            Some(1) => None,
+            t => Some(pool(t.unwrap_or(0))?),
+        };
+        let pool = pool.as_deref();
         let template = State::new(&self.game, &self.config, episode_seed(self.seed, 0))?;
+        let seats = template.num_seats();
         if template.requested != "rotate" && restarts(&template) {
-            return dispatch!(&template.inner, g => self.run_from(g, &pool));
+            return dispatch!(&template.inner, g => self.run_from(g, seats, pool));
         }
-        pool.install(|| {
-            (self.start..self.start + self.episodes)
-                .into_par_iter()
-                .map(|i| self.episode(i))
-                .collect()
-        })
+        self.fill(seats, pool, |i| self.episode(i))
     }
 
     /// Every episode restarted from one fresh state ([`Game::restart`]), with the
@@ -118,24 +137,69 @@ impl Batch {
     fn run_from<G: Game>(
         &self,
         fresh: &G,
-        pool: &rayon::ThreadPool,
-    ) -> CoreResult<Vec<EpisodeRecord>> {
+        seats: usize,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> CoreResult<Columns> {
         let policies = self
             .policies
             .iter()
             .map(|n| Player::new(n))
             .collect::<CoreResult<Vec<_>>>()?;
         let game = game_index(fresh.id());
-        Ok(pool.install(|| {
-            (self.start..self.start + self.episodes)
-                .into_par_iter()
-                .map(|i| {
-                    let seed = episode_seed(self.seed, i);
-                    let start = fresh.restart(seed).expect("checked by `restarts`");
-                    play_out(start, &policies, seed, game)
-                })
-                .collect()
-        }))
+        self.fill(seats, pool, |i| {
+            let seed = episode_seed(self.seed, i);
+            // Played where `restart` put it: unwrapping would copy the state once more.
+            let mut start = fresh.restart(seed);
+            let g = start.as_mut().expect("checked by `restarts`");
+            Ok(play(g, &policies, seed, game))
+        })
+    }
+
+    /// Play episode `start + i` into row `i` of every column, on `pool` (None: this
+    /// thread). Rows are disjoint, so the columns do not depend on the thread count.
+    fn fill(
+        &self,
+        seats: usize,
+        pool: Option<&rayon::ThreadPool>,
+        episode: impl Fn(u64) -> CoreResult<EpisodeRecord> + Sync,
+    ) -> CoreResult<Columns> {
+        let rows = usize::try_from(self.episodes)
+            .map_err(|_| CoreError::config("episodes", "too many for this machine"))?;
+        let mut out = Columns::zeroed(rows, seats);
+        let write = |(i, (((score, plies), ending), (game, seed))): Row<'_>| {
+            let r = episode(self.start + i as u64)?;
+            debug_assert_eq!(score.len(), r.score.len());
+            copy_short(score, &r.score);
+            (*plies, *ending, *game, *seed) = (r.plies, r.ending, r.game, r.seed);
+            Ok(())
+        };
+        let Columns {
+            score,
+            plies,
+            ending,
+            game,
+            seed,
+            ..
+        } = &mut out;
+        match pool {
+            None => score
+                .chunks_mut(seats)
+                .zip(plies.iter_mut())
+                .zip(ending.iter_mut())
+                .zip(game.iter_mut().zip(seed.iter_mut()))
+                .enumerate()
+                .try_for_each(write)?,
+            Some(pool) => pool.install(|| {
+                score
+                    .par_chunks_mut(seats)
+                    .zip(plies.par_iter_mut())
+                    .zip(ending.par_iter_mut())
+                    .zip(game.par_iter_mut().zip(seed.par_iter_mut()))
+                    .enumerate()
+                    .try_for_each(write)
+            })?,
+        }
+        Ok(out)
     }
 
     /// Episode `index`, from a state built for its own seed.
@@ -151,6 +215,63 @@ impl Batch {
                 .collect::<CoreResult<Vec<_>>>()?;
             Ok(play_out(g, &policies, seed, game))
         })
+    }
+}
+
+/// Row `i` of [`Columns`] as [`Batch::fill`] writes it: its index, then its cells.
+type Row<'a> = (
+    usize,
+    (
+        ((&'a mut [i32], &'a mut u32), &'a mut u8),
+        (&'a mut u8, &'a mut i64),
+    ),
+);
+
+/// A batch's results by column, row `i` being episode `start + i` of the batch:
+/// what the Python face hands numpy, each column as an array without a copy.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    pub seats: usize,
+    /// `seats` scores per row, row after row.
+    pub score: Vec<i32>,
+    pub plies: Vec<u32>,
+    pub ending: Vec<u8>,
+    pub game: Vec<u8>,
+    pub seed: Vec<i64>,
+}
+
+impl Columns {
+    fn zeroed(rows: usize, seats: usize) -> Self {
+        Columns {
+            seats,
+            score: vec![0; rows * seats],
+            plies: vec![0; rows],
+            ending: vec![0; rows],
+            game: vec![0; rows],
+            seed: vec![0; rows],
+        }
+    }
+
+    /// Number of rows (episodes).
+    pub fn len(&self) -> usize {
+        self.plies.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.plies.is_empty()
+    }
+
+    /// The rows as records.
+    pub fn records(&self) -> Vec<EpisodeRecord> {
+        (0..self.len())
+            .map(|i| EpisodeRecord {
+                seed: self.seed[i],
+                score: Scores::of(&self.score[i * self.seats..(i + 1) * self.seats]),
+                plies: self.plies[i],
+                ending: self.ending[i],
+                game: self.game[i],
+            })
+            .collect()
     }
 }
 
@@ -194,9 +315,15 @@ pub fn play_out<G: Game, P: Decide<G>>(
     seed: i64,
     game: u8,
 ) -> EpisodeRecord {
+    play(&mut g, policies, seed, game)
+}
+
+/// [`play_out`] in place.
+fn play<G: Game, P: Decide<G>>(g: &mut G, policies: &[P], seed: i64, game: u8) -> EpisodeRecord {
+    let streams = DecisionStreams::new(seed);
     while let Some(seat) = g.active_seat() {
-        let mut rng = Rng::for_decision(seed, g.decision_stream());
-        let mv = policies[seat].decide(&g, &mut rng);
+        let mut rng = streams.at(g.decision_stream());
+        let mv = policies[seat].decide(g, &mut rng);
         g.apply(mv);
     }
     let o = g.outcome().expect("a game with no active seat is settled");
@@ -255,8 +382,37 @@ mod tests {
 
     #[test]
     fn thread_count_does_not_change_results() {
-        let b = batch("connect-four", &["random", "tactician"], 64);
-        assert_eq!(b.run(Some(1)).unwrap(), b.run(Some(2)).unwrap());
+        // One thread runs on the caller's thread, more on a pool; `rotate` builds
+        // each episode through the registry, connect-four restarts one state.
+        for (game, policies) in [
+            ("connect-four", ["random", "tactician"]),
+            ("rotate", ["tactician", "random"]),
+        ] {
+            let b = batch(game, &policies, 64);
+            let one = b.run_columns(Some(1)).unwrap();
+            assert_eq!(one, b.run_columns(Some(2)).unwrap(), "{game}");
+            assert_eq!(one, b.run_columns(None).unwrap(), "{game}");
+            assert_eq!(b.run(Some(2)).unwrap(), one.records(), "{game}");
+        }
+    }
+
+    #[test]
+    fn row_i_is_episode_start_plus_i_played_alone() {
+        use crate::gauntlet::breakthrough::Breakthrough;
+        let mut b = batch("breakthrough", &["random", "tactician"], 20);
+        b.start = 7;
+        let columns = b.run_columns(Some(1)).unwrap();
+        assert_eq!((columns.len(), columns.score.len()), (20, 40));
+        let players = [Player::new("random"), Player::new("tactician")].map(Result::unwrap);
+        let game = game_index("breakthrough");
+        for (i, row) in columns.records().into_iter().enumerate() {
+            let seed = episode_seed(11, 7 + i as u64);
+            assert_eq!(
+                row,
+                play_out(Breakthrough::new(), &players, seed, game),
+                "{i}"
+            );
+        }
     }
 
     #[test]

@@ -12,13 +12,19 @@
 //! playable / valuable (the last copy, not dead) / worthless (dead) as yes,
 //! maybe or no, and the share of its identities that are each.
 //!
+//! **Cards others will play count as played.** Hints point at what plays on
+//! the *virtual* fireworks: the real ones advanced by every card any knol
+//! identifies as playable on them, repeatedly (a known red 1 in one hand lets
+//! a hint mark a red 2 in another). Only a real play is ever made: the red 2
+//! waits until the red 1 is down. This is the one departure from SmartBot.
+//!
 //! **Conventions** (how every seat reads a move):
 //! - *Next discard* of a seat: none when a knol is known playable or known
 //!   worthless (it should play or drop that), else its oldest card not known
 //!   valuable (the most likely worthless first).
-//! - *Play hint*: a hint's cards hear it; if no card that might have played
-//!   becomes known playable, the newest touched card that still might play is
-//!   known playable.
+//! - *Play hint*: a hint's cards hear it; unless some card that might play
+//!   (virtually) is now known to, the newest touched card that still might
+//!   play (virtually) is known to.
 //! - *Warning*: a rank hint to the seat after the giver that touches its next
 //!   discard, when that card could be valuable with that rank, marks it
 //!   valuable (and is not a play hint). Any other move while the deck lasts
@@ -31,23 +37,24 @@
 //!
 //! **Moves**, the first that applies (own knols refined by the mover's sight
 //! of every other hand):
-//! 1. once the deck is out, play as in 4, then a mystery card as in 7;
+//! 1. once the deck is out, play as in 4, else a mystery card as in 6;
 //! 2. the next seat's next discard is valuable: the best play hint for it, if
 //!    any, else its rank (a warning);
 //! 3. a discard finesse, when exactly one other seat's newest card matches;
 //! 4. play a card surely playable, first one others do not know it knows, then
 //!    the lowest rank;
 //! 5. the best play hint over all other seats: it must make a card known
-//!    playable or point its newest touched maybe-playable card at a truly
-//!    playable one, and not read as a warning; the most candidates removed
+//!    to play (virtually) or point its newest touched card that might at one
+//!    that truly does, and not read as a warning; the most candidates removed
 //!    wins, the nearer seat on ties;
-//! 6. near the end of the deck with two fuses or more to spare (three cards
-//!    left at three fuses, one at two), play the card most likely to play;
+//! 6. near the end of the deck, with two or three fuses left (at most three
+//!    cards in the deck at three fuses, one at two), play the own card most
+//!    likely to play, if any may;
 //! 7. at 8 tokens: the token reclaim hint; else discard a worthless card, else
 //!    the own next discard, else the highest-ranked (all valuable) card.
 //!
 //! The engine's third misplay scores zero (SmartBot's source keeps the
-//! fireworks), so the mystery plays of 1 and 6 never risk the last fuse.
+//! fireworks), so the mystery plays of 1 and 6 never burn the last fuse.
 
 use super::knowledge::{bit, colour_mask, colour_of, copies, rank0_of, rank_mask, Table, NUM_IDS};
 use super::{hand_size, Effect, Hanabi, HanabiMove, DECK_SIZE, MAX_HAND, MAX_HINTS, MAX_SEATS};
@@ -120,6 +127,9 @@ struct Replay {
     hints: u8,
     deck: usize,
     table: Table,
+    /// Identities that play once every identified playable card (and the
+    /// ones these make playable) has played: what hints point at.
+    vplay: u32,
 }
 
 impl Replay {
@@ -143,6 +153,7 @@ impl Replay {
             hints: MAX_HINTS,
             deck: DECK_SIZE - seats * h,
             table: Table::new(&[0; 5], &[0; NUM_IDS]),
+            vplay: Table::new(&[0; 5], &[0; NUM_IDS]).playable,
         }
     }
 
@@ -237,6 +248,32 @@ impl Replay {
         }
     }
 
+    /// The identities playable once every identified card that plays, in
+    /// any hand, has played (repeatedly).
+    fn virtual_playable(&self) -> u32 {
+        let mut h = self.fireworks;
+        loop {
+            let mut grew = false;
+            for s in 0..self.seats {
+                for &m in &self.poss[s][..self.lens[s]] {
+                    if m.is_power_of_two() {
+                        let id = m.trailing_zeros() as u8;
+                        if rank0_of(id) == h[colour_of(id)] as usize {
+                            h[colour_of(id)] += 1;
+                            grew = true;
+                        }
+                    }
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        (0..5).filter(|&c| h[c] < 5).fold(0, |m, c| {
+            m | bit(super::knowledge::card_id(c, h[c] as usize))
+        })
+    }
+
     /// `seat`'s next discard by the public conventions (see the module doc).
     fn next_discard(&self, seat: Seat) -> Option<usize> {
         let t = &self.table;
@@ -298,7 +335,7 @@ impl Replay {
                 }
             }
         }
-        let playable = self.table.playable;
+        let playable = self.vplay;
         let (mut identified, mut inferred) = (false, None);
         for k in 0..n {
             let was_maybe = tri(self.poss[to][k], playable) == Tri::Maybe;
@@ -329,6 +366,7 @@ impl Replay {
         let mut r = Replay::deal(g.seats(), me);
         for e in g.log() {
             r.locate();
+            r.vplay = r.virtual_playable();
             let from = e.seat as usize;
             match (e.mv, e.effect) {
                 (HanabiMove::Play(k) | HanabiMove::Discard(k), effect) => {
@@ -363,6 +401,7 @@ impl Replay {
             r.table = Table::new(&r.fireworks, &r.discarded);
         }
         r.locate();
+        r.vplay = r.virtual_playable();
         r
     }
 
@@ -450,13 +489,13 @@ fn best_hint_for(g: &Hanabi, r: &Replay, to: Seat) -> Option<(u32, HanabiMove)> 
             let touched = bit(hand[k].id) & named != 0;
             let new = narrow(old[k], if touched { named } else { !named }, ALL);
             gain += old[k].count_ones() - new.count_ones();
-            if tri(old[k], t.playable) != Tri::Maybe {
+            if tri(old[k], r.vplay) != Tri::Maybe {
                 continue;
             }
-            match tri(new, t.playable) {
+            match tri(new, r.vplay) {
                 Tri::Yes => reveals = true,
                 Tri::Maybe if touched && misleading.is_none() => {
-                    misleading = Some(t.playable & bit(hand[k].id) == 0)
+                    misleading = Some(r.vplay & bit(hand[k].id) == 0)
                 }
                 _ => {}
             }
@@ -467,6 +506,19 @@ fn best_hint_for(g: &Hanabi, r: &Replay, to: Seat) -> Option<(u32, HanabiMove)> 
         }
     }
     best
+}
+
+/// Step 5: the best play hint over the other seats, the nearer on ties.
+fn play_hint(g: &Hanabi, r: &Replay) -> Option<HanabiMove> {
+    let mut best: Option<(u32, HanabiMove)> = None;
+    for i in 1..r.seats {
+        if let Some((gain, mv)) = best_hint_for(g, r, (r.me + i) % r.seats) {
+            if best.is_none_or(|(b, _)| gain > b) {
+                best = Some((gain, mv));
+            }
+        }
+    }
+    best.filter(|&(gain, _)| gain > 0).map(|(_, mv)| mv)
 }
 
 /// Step 4: a surely playable own card (see the module doc).
@@ -559,18 +611,8 @@ pub fn tracker(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     }
     // 5. Play hints.
     if tokens > 0 {
-        let mut best: Option<(u32, HanabiMove)> = None;
-        for i in 1..r.seats {
-            if let Some((gain, mv)) = best_hint_for(g, &r, (me + i) % r.seats) {
-                if best.is_none_or(|(b, _)| gain > b) {
-                    best = Some((gain, mv));
-                }
-            }
-        }
-        if let Some((gain, mv)) = best {
-            if gain > 0 {
-                return mv;
-            }
+        if let Some(mv) = play_hint(g, &r) {
+            return mv;
         }
     }
     // 6. Gamble near the end of the deck.
@@ -687,6 +729,67 @@ mod tests {
             .unwrap_or(500);
         for seats in 2..=5 {
             println!("{seats} seats: {:.3}", mean(seats, base..base + n));
+        }
+    }
+}
+
+#[cfg(test)]
+mod diag {
+    use super::*;
+    use crate::game::Game;
+
+    /// Not a test: where the points go (`cargo test --release tracker_diag -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn tracker_diag() {
+        let n: i64 = std::env::var("GAMES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1000);
+        for seats in 2..=5 {
+            let (mut score, mut capped, mut misplays, mut turns, mut zero, mut left) =
+                (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+            let (mut late, mut early) = (0.0, 0.0);
+            for seed in 1..=n {
+                let mut g = Hanabi::new(seats, seed);
+                while !g.is_terminal() {
+                    let mv = tracker(&g, &mut Rng::for_decision(seed, g.turn()));
+                    if let HanabiMove::Play(k) = mv {
+                        let id = g.hand(g.mover())[k as usize].id;
+                        if g.table().playable & bit(id) == 0 {
+                            if g.deck_count() <= 3 {
+                                late += 1.0
+                            } else {
+                                early += 1.0
+                            }
+                        }
+                    }
+                    g.apply(mv);
+                }
+                let t = g.table();
+                let max: usize = (0..5)
+                    .map(|c| {
+                        (0..5)
+                            .find(|&r| {
+                                t.dead & bit(super::super::knowledge::card_id(c, r)) != 0
+                                    && r >= g.fireworks()[c] as usize
+                            })
+                            .unwrap_or(5)
+                    })
+                    .sum();
+                let s = g.fireworks_score() as f64;
+                score += if g.fuses() == 0 { 0.0 } else { s };
+                zero += (g.fuses() == 0) as u8 as f64;
+                capped += 25.0 - max as f64;
+                left += max as f64 - s;
+                misplays += (3 - g.fuses()) as f64;
+                turns += g.turn() as f64;
+            }
+            let k = n as f64;
+            println!(
+                "{seats} seats: score {:.3} lost-to-discards {:.3} unplayed {:.3} misplays {:.3} (late {:.3} early {:.3}) zero {:.3} turns {:.1}",
+                score / k, capped / k, left / k, misplays / k, late / k, early / k, zero / k, turns / k
+            );
         }
     }
 }

@@ -16,7 +16,7 @@
 //! the *virtual* fireworks: the real ones advanced by every card any knol
 //! identifies as playable on them, repeatedly (a known red 1 in one hand lets
 //! a hint mark a red 2 in another). Only a real play is ever made: the red 2
-//! waits until the red 1 is down. This and move 6 are not in SmartBot.
+//! waits until the red 1 is down. This and moves 6 and 7 are not in SmartBot.
 //!
 //! **Conventions** (how every seat reads a move):
 //! - *Next discard* of a seat: none when a knol is known playable or known
@@ -37,7 +37,7 @@
 //!
 //! **Moves**, the first that applies (own knols refined by the mover's sight
 //! of every other hand):
-//! 1. once the deck is out, play as in 4, else a mystery card as in 7;
+//! 1. once the deck is out, play as in 4, else a mystery card as in 8;
 //! 2. the next seat's next discard is valuable: the best play hint for it, if
 //!    any, else its rank (a warning);
 //! 3. a discard finesse, when exactly one other seat's newest card matches;
@@ -52,14 +52,17 @@
 //!    in doubt, so no card is marked) and settles at least two cards (they
 //!    become identified, known worthless or known valuable), the most settled
 //!    wins (not in SmartBot);
-//! 7. near the end of the deck, with two or three fuses left (at most three
+//! 7. with 1 to 3 cards left in the deck, a token, and a card another seat
+//!    knows plays: stall with the hint of 6 that settles the most, even none
+//!    (a discard would draw, and bring the last round nearer; not in SmartBot);
+//! 8. near the end of the deck, with two or three fuses left (at most three
 //!    cards in the deck at three fuses, one at two), play the own card most
 //!    likely to play, if any may;
-//! 8. at 8 tokens: the token reclaim hint; else discard a worthless card, else
+//! 9. at 8 tokens: the token reclaim hint; else discard a worthless card, else
 //!    the own next discard, else the highest-ranked (all valuable) card.
 //!
 //! The engine's third misplay scores zero (SmartBot's source keeps the
-//! fireworks), so the mystery plays of 1 and 7 never burn the last fuse.
+//! fireworks), so the mystery plays of 1 and 8 never burn the last fuse.
 
 use super::knowledge::{bit, colour_mask, colour_of, copies, rank0_of, rank_mask, Table, NUM_IDS};
 use super::{hand_size, Effect, Hanabi, HanabiMove, DECK_SIZE, MAX_HAND, MAX_HINTS, MAX_SEATS};
@@ -70,6 +73,8 @@ const ALL: u32 = (1 << NUM_IDS) - 1;
 /// Tokens needed before an information hint (step 6), and the cards it must settle.
 const INFO_TOKENS: u8 = 4;
 const INFO_SETTLES: u32 = 2;
+/// Cards left in the deck at or under which a seat stalls (step 7).
+const STALL_DECK: usize = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tri {
@@ -640,11 +645,20 @@ pub fn tracker(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
             return mv;
         }
     }
-    // 7. Gamble near the end of the deck.
+    // 7. Stall near the end of the deck while another seat has a play waiting.
+    let queued = (0..r.seats)
+        .filter(|&s| s != me)
+        .any(|s| (0..r.lens[s]).any(|k| tri(r.poss[s][k], t.playable) == Tri::Yes));
+    if tokens > 0 && (1..=STALL_DECK).contains(&g.deck_count()) && queued {
+        if let Some(mv) = best_hint(g, &r, true, 0) {
+            return mv;
+        }
+    }
+    // 8. Gamble near the end of the deck.
     if let Some(mv) = play_mystery(g, &r, &eye) {
         return mv;
     }
-    // 8. Reclaim a token, or discard.
+    // 9. Reclaim a token, or discard.
     if tokens == MAX_HINTS {
         let prev = (me + r.seats - 1) % r.seats;
         let hand = g.hand(prev);
@@ -858,6 +872,7 @@ mod diag {
             let (mut score, mut capped, mut misplays, mut turns, mut zero, mut left) =
                 (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
             let (mut late, mut early) = (0.0, 0.0);
+            let (mut known_end, mut unknown_end, mut nowhere) = (0.0, 0.0, 0.0);
             for seed in 1..=n {
                 let mut g = Hanabi::new(seats, seed);
                 while !g.is_terminal() {
@@ -875,6 +890,32 @@ mod diag {
                     g.apply(mv);
                 }
                 let t = g.table();
+                for c in 0..5 {
+                    let h = g.fireworks()[c] as usize;
+                    if h == 5 {
+                        continue;
+                    }
+                    let need = super::super::knowledge::card_id(c, h);
+                    if t.dead & bit(need) != 0 || (g.discarded()[need as usize] >= copies(need)) {
+                        continue;
+                    }
+                    let mut found = 0;
+                    for s in 0..seats {
+                        let (cands, n) = g.candidates_of(&t, s);
+                        for k in 0..n {
+                            if g.hand(s)[k].id == need {
+                                found = found.max(if cands[k] & !t.playable == 0 { 2 } else { 1 });
+                            }
+                        }
+                    }
+                    if found == 2 {
+                        known_end += 1.0
+                    } else if found == 1 {
+                        unknown_end += 1.0
+                    } else {
+                        nowhere += 1.0
+                    }
+                }
                 let max: usize = (0..5)
                     .map(|c| {
                         (0..5)
@@ -898,6 +939,7 @@ mod diag {
                 "{seats} seats: score {:.3} lost-to-discards {:.3} unplayed {:.3} misplays {:.3} (late {:.3} early {:.3}) zero {:.3} turns {:.1}",
                 score / k, capped / k, left / k, misplays / k, late / k, early / k, zero / k, turns / k
             );
+            println!("   blocked colours at the end: next card in hand known-playable {:.3}, in hand unknown {:.3}, elsewhere {:.3}", known_end / k, unknown_end / k, nowhere / k);
         }
     }
 }

@@ -374,7 +374,7 @@ impl Replay {
         }
     }
 
-    fn replay(g: &Hanabi, me: Seat) -> Replay {
+    fn of(g: &Hanabi, me: Seat) -> Replay {
         let ids = Replay::identities(g, me);
         let mut r = Replay::deal(g.seats(), me);
         for e in g.log() {
@@ -531,7 +531,7 @@ fn best_hint_for(g: &Hanabi, r: &Replay, to: Seat, info: bool) -> Option<(u32, H
     best
 }
 
-/// Steps 5 and 6: the best play (or information) hint over the other seats,
+/// Steps 5 to 7: the best play (or information) hint over the other seats,
 /// the nearer on ties, if its gain reaches `least`.
 fn best_hint(g: &Hanabi, r: &Replay, info: bool, least: u32) -> Option<HanabiMove> {
     let mut best: Option<(u32, HanabiMove)> = None;
@@ -545,7 +545,7 @@ fn best_hint(g: &Hanabi, r: &Replay, info: bool, least: u32) -> Option<HanabiMov
     best.filter(|&(gain, _)| gain >= least).map(|(_, mv)| mv)
 }
 
-/// Step 4: a surely playable own card (see the module doc).
+/// Steps 1 and 4: a surely playable own card (see the module doc).
 fn play_surely(r: &Replay, eye: &[u32; MAX_HAND]) -> Option<HanabiMove> {
     let t = &r.table;
     let me = r.me;
@@ -565,7 +565,7 @@ fn play_surely(r: &Replay, eye: &[u32; MAX_HAND]) -> Option<HanabiMove> {
     best.map(|(_, k)| HanabiMove::Play(k as u8))
 }
 
-/// Steps 1 and 6: the card most likely to play, near the end of the deck.
+/// Steps 1 and 8: the card most likely to play, near the end of the deck.
 fn play_mystery(g: &Hanabi, r: &Replay, eye: &[u32; MAX_HAND]) -> Option<HanabiMove> {
     // Cards left in the deck under which to gamble, by fuses left; never the last fuse.
     const UNDER: [i32; 4] = [-99, -99, 1, 3];
@@ -573,9 +573,9 @@ fn play_mystery(g: &Hanabi, r: &Replay, eye: &[u32; MAX_HAND]) -> Option<HanabiM
         return None;
     }
     let mut best: Option<(f32, usize)> = None;
-    for k in 0..r.lens[r.me] {
-        if tri(eye[k], r.table.playable) == Tri::Maybe {
-            let fit = share(eye[k], r.table.playable);
+    for (k, &m) in eye.iter().enumerate().take(r.lens[r.me]) {
+        if tri(m, r.table.playable) == Tri::Maybe {
+            let fit = share(m, r.table.playable);
             if best.is_none_or(|(b, _)| fit > b) {
                 best = Some((fit, k));
             }
@@ -587,7 +587,7 @@ fn play_mystery(g: &Hanabi, r: &Replay, eye: &[u32; MAX_HAND]) -> Option<HanabiM
 /// The `tracker` baseline (see the module doc).
 pub fn tracker(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     let me = g.mover();
-    let r = Replay::replay(g, me);
+    let r = Replay::of(g, me);
     let t = &r.table;
     let n = r.lens[me];
     let eye = eyesight(g, &r);
@@ -719,15 +719,15 @@ mod tests {
             let mut g = Hanabi::new(2 + seed as usize % 4, seed);
             while !g.is_terminal() {
                 for s in 0..g.seats() {
-                    let r = Replay::replay(&g, s);
+                    let r = Replay::of(&g, s);
                     for p in 0..g.seats() {
                         let (know, n) = g.knowledge_of(p);
                         assert_eq!(r.lens[p], n);
-                        for k in 0..n {
+                        for (k, kn) in know[..n].iter().enumerate() {
                             let m = r.poss[p][k];
                             assert_ne!(m, 0, "seed {seed} seat {p} slot {k}");
-                            assert_eq!(m & !know[k].hint_mask(), 0, "seed {seed} seat {p}");
-                            assert_eq!(r.hinted[p][k], know[k].hint_mask());
+                            assert_eq!(m & !kn.hint_mask(), 0, "seed {seed} seat {p}");
+                            assert_eq!(r.hinted[p][k], kn.hint_mask());
                         }
                     }
                     assert_eq!(&r.fireworks, g.fireworks());
@@ -772,18 +772,14 @@ mod tests {
             colour: 0,
         });
         for s in 0..4 {
-            assert_eq!(
-                Replay::replay(&g, s).poss[1][0],
-                bit(red("red 1")),
-                "seat {s}"
-            );
+            assert_eq!(Replay::of(&g, s).poss[1][0], bit(red("red 1")), "seat {s}");
         }
         g.apply(HanabiMove::HintColour {
             target: 2,
             colour: 0,
         });
         for s in 0..4 {
-            let r = Replay::replay(&g, s);
+            let r = Replay::of(&g, s);
             assert_eq!(r.poss[1][0], bit(red("red 1")), "seat {s}");
             assert_eq!(r.poss[2][0], bit(red("red 2")), "seat {s}");
         }
@@ -901,10 +897,10 @@ mod diag {
                     }
                     let mut found = 0;
                     for s in 0..seats {
-                        let (cands, n) = g.candidates_of(&t, s);
-                        for k in 0..n {
-                            if g.hand(s)[k].id == need {
-                                found = found.max(if cands[k] & !t.playable == 0 { 2 } else { 1 });
+                        let (cands, _) = g.candidates_of(&t, s);
+                        for (card, c) in g.hand(s).iter().zip(cands) {
+                            if card.id == need {
+                                found = found.max(if c & !t.playable == 0 { 2 } else { 1 });
                             }
                         }
                     }

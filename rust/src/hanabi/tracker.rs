@@ -20,8 +20,8 @@
 //!
 //! **Conventions** (how every seat reads a move):
 //! - *Next discard* of a seat: none when a knol is known playable or known
-//!   worthless (it should play or drop that), else its oldest card not known
-//!   valuable (the most likely worthless first).
+//!   worthless (it should play or drop that), else of its cards not known
+//!   valuable the most likely worthless, the oldest on ties.
 //! - *Play hint*: a hint's cards hear it; unless some card that might play
 //!   (virtually) is now known to, the newest touched card that still might
 //!   play (virtually) is known to.

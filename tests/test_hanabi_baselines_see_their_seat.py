@@ -96,11 +96,13 @@ def indistinguishable_deal(h: History, rng: random.Random) -> list[str]:
     return deck
 
 
-def random_history(seats: int, rng: random.Random, turns: int) -> History:
+def random_history(
+    seats: int, rng: random.Random, turns: int, movers: tuple[str, ...] = BASELINES
+) -> History:
     """A forced deal played forward by a mix of baselines and uniform moves."""
     h = History(shuffled_deck(rng), seats)
     for _ in range(turns):
-        choice = rng.choice([*BASELINES, "uniform"])
+        choice = rng.choice([*movers, "uniform"])
         legal = h.state.legal_moves()
         move = rng.choice(legal) if choice == "uniform" else h.state.baseline_move(choice)
         if h.state.apply(move).is_terminal:
@@ -127,6 +129,30 @@ def test_every_baseline_is_a_function_of_the_movers_view(seats):
                 compared += 1
     assert compared == 40 * 3 * len(BASELINES)
     assert hand_changed > compared / len(BASELINES) / 2, "the mover's own cards must change"
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_tracker_is_a_function_of_the_movers_view(seats):
+    """The same check for `tracker`, whose move replays the whole public log
+    (play hints, warnings, discard finesses): histories mostly of its own moves,
+    so its conventions are in play, and hints to the mover that it must read."""
+    rng = random.Random(100 + seats)
+    compared, hand_changed, moves_seen = 0, 0, set()
+    for _ in range(40):
+        h = random_history(seats, rng, turns=rng.randrange(0, 70), movers=("tracker",) * 3)
+        mover = h.state.active_seat
+        for _ in range(3):
+            deck = indistinguishable_deal(h, rng)
+            other = h.replay(deck)
+            assert other.view_for(mover) == h.state.view_for(mover)
+            hand_changed += other.view()["hands"][mover] != h.state.view()["hands"][mover]
+            moves = h.state.baseline_move("tracker"), other.baseline_move("tracker")
+            assert moves[0] == moves[1], (h.moves, h.deck, deck)
+            moves_seen.add(moves[0].split()[0])
+            compared += 1
+    assert compared == 40 * 3
+    assert hand_changed > compared / 2, "the mover's own cards must change"
+    assert moves_seen == {"play", "discard", "hint"}, moves_seen
 
 
 # Issue 11's example, dealt by hand (4 seats; a hand lists slot 1 first, so the

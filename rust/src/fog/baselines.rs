@@ -32,9 +32,9 @@
 //! When the believed board offers no way to win at all (only possible once the
 //! game is decided) `probe` and `sweep` attempt the lowest legal cell.
 
-use super::cells::{nth_cell, Cells};
+use super::cells::{Cells, Listed};
 use super::knowledge::Knowledge;
-use super::{lines, Attempt, FogState, Mode};
+use super::{lines, Attempt, FogState, Mode, Variant};
 use crate::game::Game;
 use crate::kernels::hexgrid::{self, Mask};
 use crate::rng::Rng;
@@ -61,21 +61,27 @@ pub fn random_policy(g: &FogState, rng: &mut Rng) -> Attempt {
         .active_seat()
         .expect("a baseline asked to move in a settled game");
     let v = g.variant();
-    uniform_attempt(g.legal_cells(seat), v.sense > 0, v.size * v.size, rng)
+    let legal = g.legal_cells(seat & 1);
+    // The variants' sides as constants, so each lists only the cells it has.
+    match v.size {
+        3 => uniform_attempt(Listed::<3>::new(legal), v, rng),
+        4 => uniform_attempt(Listed::<4>::new(legal), v, rng),
+        _ => uniform_attempt(Listed::<5>::new(legal), v, rng),
+    }
 }
 
 /// `random`: a uniform legal attempt, and a uniform anchor when the variant senses.
 pub fn random(k: &Knowledge, rng: &mut Rng) -> Attempt {
-    let legal = k.legal_attempts() as Cells;
-    uniform_attempt(legal, k.variant.sense > 0, k.size() * k.size(), rng)
+    let legal = Listed::<5>::new(k.legal_attempts() as Cells);
+    uniform_attempt(legal, k.variant, rng)
 }
 
 /// The cell is the `below(count)`-th legal cell in index order (a1, b1, .., a2, ..);
 /// then, when the variant senses, the anchor is cell `below(cells)`.
 #[inline(always)]
-fn uniform_attempt(legal: Cells, senses: bool, cells: usize, rng: &mut Rng) -> Attempt {
-    let cell = nth_cell(legal, rng.below(legal.count_ones() as usize)) as u8;
-    let anchor = senses.then(|| rng.below(cells) as u8);
+fn uniform_attempt<const SIDE: usize>(legal: Listed<SIDE>, v: &Variant, rng: &mut Rng) -> Attempt {
+    let cell = legal.nth(rng.below(legal.count() as usize)) as u8;
+    let anchor = (v.sense > 0).then(|| rng.below(v.size * v.size) as u8);
     Attempt { anchor, cell }
 }
 

@@ -176,35 +176,97 @@ impl HexGrid {
     }
 }
 
-/// `SMALL_SELECT[m << 4 | k]`: the k-th (0-based, lowest first) set bit of a
-/// 3 x 3 set `m` (16 if none). A 9-cell board's `random` picks its cell with one
-/// load after the draw, where the general select takes a chain of a dozen steps.
-static SMALL_SELECT: [u8; 512 << 4] = small_select();
+/// `NIBBLES[i][b]`: the set bits of byte `b` taken as byte `i` of a 16-bit set,
+/// as cell indices `8 * i + bit` in 4-bit fields (lowest first, from field 0;
+/// unused fields 0), and their count in bits 32 and up.
+static NIBBLES: [[u64; 256]; 2] = [nibbles(0), nibbles(1)];
 
-const fn small_select() -> [u8; 512 << 4] {
-    let mut table = [16u8; 512 << 4];
-    let mut m = 0;
-    while m < 512 {
+const fn nibbles(byte: usize) -> [u64; 256] {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
         let (mut bit, mut k) = (0, 0);
-        while bit < 9 {
-            if m >> bit & 1 == 1 {
-                table[m << 4 | k] = bit as u8;
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                table[b] |= ((8 * byte + bit) as u64) << (4 * k);
                 k += 1;
             }
             bit += 1;
         }
-        m += 1;
+        table[b] |= (k as u64) << 32;
+        b += 1;
     }
     table
 }
 
-/// The `k`-th set bit (0-based, lowest first) of `m`, which has more than `k`.
+/// A set of cells listed for `random`: its count and its cells in index order,
+/// so that after the draw picking the k-th takes a shift and a mask (the list
+/// and the count come from table loads that do not wait for the draw, where a
+/// select after the draw is a chain of a dozen steps). `SIDE` is the board's
+/// side: a board of at most 16 cells lists in one `u64`.
+#[derive(Clone, Copy, Debug)]
+pub struct Listed<const SIDE: usize> {
+    /// Each cell's index mod 16 in a 4-bit field, lowest cell first: cells
+    /// 0..16 first, then cells 16..32 (which gain their 16 back by rank).
+    list: u128,
+    /// How many cells are below 16, and how many in all.
+    low_count: u32,
+    count: u32,
+}
+
+/// The 16-bit set `m`: its cells in 4-bit fields, lowest first, and its count.
 #[inline(always)]
-pub fn nth_cell(m: Cells, k: usize) -> usize {
-    if m < 512 {
-        SMALL_SELECT[(m as usize) << 4 | k & 15] as usize
-    } else {
-        Ranked::new(m).nth(k)
+fn list16(m: u32) -> (u64, u32) {
+    let (lo, hi) = (
+        NIBBLES[0][m as usize & 255],
+        NIBBLES[1][m as usize >> 8 & 255],
+    );
+    let lo_count = (lo >> 32) as u32;
+    // At most 8 fields below, so the upper byte's fields end by bit 64.
+    let list = (lo & 0xFFFF_FFFF) | (hi & 0xFFFF_FFFF) << (4 * lo_count);
+    (list, lo_count + (hi >> 32) as u32)
+}
+
+impl<const SIDE: usize> Listed<SIDE> {
+    const SMALL: bool = SIDE * SIDE <= 16;
+
+    #[inline(always)]
+    pub fn new(m: Cells) -> Self {
+        debug_assert!(SIDE * SIDE >= 32 || m >> (SIDE * SIDE) == 0);
+        let (low, low_count) = list16(m & 0xFFFF);
+        if Self::SMALL {
+            return Listed {
+                list: low.into(),
+                low_count,
+                count: low_count,
+            };
+        }
+        let (high, high_count) = list16(m >> 16);
+        Listed {
+            list: u128::from(low) | u128::from(high) << (4 * low_count),
+            low_count,
+            count: low_count + high_count,
+        }
+    }
+
+    /// How many cells the set has.
+    #[inline(always)]
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// The `k`-th cell (0-based, lowest first); the set has more than `k`.
+    #[inline(always)]
+    pub fn nth(&self, k: usize) -> usize {
+        debug_assert!(k < self.count as usize);
+        let k = k as u32;
+        if Self::SMALL {
+            return (self.list as u64 >> (4 * k) & 15) as usize;
+        }
+        // 16 when the k-th cell lies past the low half, by the sign of
+        // `low_count - 1 - k` (arithmetic, not a branch: `k` is a fresh draw).
+        let past_low = ((self.low_count as i32 - 1 - k as i32) >> 31) as u32 & 16;
+        (past_low + ((self.list >> (4 * k)) as u32 & 15)) as usize
     }
 }
 
@@ -305,20 +367,26 @@ mod tests {
     }
 
     #[test]
-    fn nth_cell_agrees_with_the_general_select() {
-        let mut rng = Rng::new(9);
-        for round in 0..20_000u32 {
-            // Every 3 x 3 set, then sets of up to 25 cells.
-            let m = if round < 512 {
-                round
-            } else {
-                rng.next_u64() as Cells & ((1 << MAX_CELLS) - 1)
-            };
-            let ranked = Ranked::new(m);
+    fn listed_sets_count_and_select_as_the_general_select() {
+        fn check<const SIDE: usize>(m: Cells) {
+            let (listed, ranked) = (Listed::<SIDE>::new(m), Ranked::new(m));
+            assert_eq!(listed.count() as usize, ranked.count(), "{m:#x}");
             for k in 0..ranked.count() {
-                assert_eq!(nth_cell(m, k), ranked.nth(k), "{m:#x} {k}");
+                assert_eq!(listed.nth(k), ranked.nth(k), "{m:#x} {k}");
             }
         }
+        // Every set of 3 x 3 and 4 x 4 cells, then random sets of 5 x 5 cells.
+        for m in 0..1 << 9 {
+            check::<3>(m);
+        }
+        for m in 0..1 << 16 {
+            check::<4>(m);
+        }
+        let mut rng = Rng::new(9);
+        for _ in 0..200_000 {
+            check::<5>(rng.next_u64() as Cells & ((1 << 25) - 1));
+        }
+        check::<5>((1 << 25) - 1);
     }
 
     #[test]

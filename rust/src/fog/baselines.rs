@@ -57,16 +57,19 @@ pub fn sweep_policy(g: &FogState, _rng: &mut Rng) -> Attempt {
 /// `random` straight from the state's `u32` cells: the simulator's hot path.
 /// It draws exactly what [`random`] draws from the mover's knowledge.
 pub fn random_policy(g: &FogState, rng: &mut Rng) -> Attempt {
-    let seat = g
-        .active_seat()
-        .expect("a baseline asked to move in a settled game");
-    let v = g.variant();
-    let legal = g.legal_cells(seat & 1);
-    // The variants' sides as constants, so each lists only the cells it has.
-    match v.size {
-        3 => uniform_attempt(Listed::<3>::new(legal), v, rng),
-        4 => uniform_attempt(Listed::<4>::new(legal), v, rng),
-        _ => uniform_attempt(Listed::<5>::new(legal), v, rng),
+    // The variants' sides as constants, so each lists only the cells it has,
+    // in a function of its own that saves only the registers it uses.
+    #[inline(never)]
+    fn sided<const SIDE: usize>(g: &FogState, rng: &mut Rng) -> Attempt {
+        let seat = g
+            .active_seat()
+            .expect("a baseline asked to move in a settled game");
+        uniform_attempt(Listed::<SIDE>::new(g.legal_cells(seat & 1)), g.variant(), rng)
+    }
+    match g.variant().size {
+        3 => sided::<3>(g, rng),
+        4 => sided::<4>(g, rng),
+        _ => sided::<5>(g, rng),
     }
 }
 

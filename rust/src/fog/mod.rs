@@ -462,22 +462,24 @@ impl FogState {
     }
 
     /// One ply of the variant whose mode, side and abruptness are given (as
-    /// constants, from [`Game::apply`]).
+    /// constants, from [`Game::apply`]), with what its sense and its guess
+    /// found (`side`, `None` when it had neither: then none of it is compiled in).
     #[inline(always)]
-    fn attempt(&mut self, mv: Attempt, mode: Mode, n: usize, abrupt: bool) {
+    fn attempt(
+        &mut self,
+        mv: Attempt,
+        side: Option<[Cells; 3]>,
+        mode: Mode,
+        n: usize,
+        abrupt: bool,
+    ) {
         debug_assert_eq!((mode, n, abrupt), (self.v.mode, self.v.size, self.v.abrupt));
         let me = self.mover as Seat & 1;
         let opp = 1 - me;
         let cell = mv.cell as usize;
         debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
-        // 6. Sense (and the guess's audit), out of line: most plies have neither.
-        let side = if mv.anchor.is_some() || self.pending_guess != 0 {
-            Some(self.sense_and_guess(me, mv.anchor))
-        } else {
-            None
-        };
         // 7. Attempt. Whether it collides is a coin flip to the branch predictor,
-        // so steps 7-10 go without branching on it.
+        // so steps 7-8 go without branching on it.
         let bit: Cells = 1 << cell;
         let occupied = self.stones[opp] & bit != 0;
         let hit = Cells::from(occupied).wrapping_neg();
@@ -501,8 +503,10 @@ impl FogState {
             return self.settle(|_| settled(Some(me), ending));
         }
         // 10. Turn transfer; the coming decision's stream from both seats' counts
-        // already at hand (no load that waits for the new mover). A mask, not a
-        // branch: whether the turn passes is the collision's coin flip again.
+        // already at hand (no load that waits for the new mover). This one does
+        // branch on the collision, on purpose: predicted, the next decision's
+        // stream does not wait for this attempt to resolve (a select that does
+        // wait measured slower, though it never mispredicts).
         let pass = !occupied || abrupt;
         self.mover ^= u8::from(pass);
         let stays = 2 * self.attempts[me] + me as u8;
@@ -517,11 +521,20 @@ impl FogState {
         }
     }
 
+    /// A ply that senses or carries a guess (recon hex, or a guess recorded
+    /// by `record_guess`), or of a shape without code of its own: step 6
+    /// first, then the attempt, in general code.
+    #[inline(never)]
+    fn attempt_with_side(&mut self, mv: Attempt) {
+        let side = self.sense_and_guess(self.mover as Seat & 1, mv.anchor);
+        let v = self.v;
+        self.attempt(mv, Some(side), v.mode, v.size, v.abrupt);
+    }
+
     // The rare parts of `apply`, out of line so the per-ply path stays small.
 
     /// Count the pending guess against the true board, then step 6 for `me`
     /// sensing around `anchor`: [opponent stones, empty cells in the block, guess].
-    #[inline(never)]
     fn sense_and_guess(&mut self, me: Seat, anchor: Option<u8>) -> [Cells; 3] {
         let guess = std::mem::take(&mut self.pending_guess);
         self.guesses_made[me] += guess.count_ones() as u16;
@@ -716,11 +729,29 @@ impl Game for FogState {
     /// own for each variant's shape (mode, side, abrupt): they become constants,
     /// and the win test, the turn transfer and the board-full test fold.
     fn apply(&mut self, mv: Attempt) {
+        // 6. Sense (and the guess's audit), out of line: most plies have neither.
+        if mv.anchor.is_some() || self.pending_guess != 0 {
+            return self.attempt_with_side(mv);
+        }
+        // Each shape's ply is a function of its own, which saves only the
+        // registers it uses.
+        #[inline(never)]
+        fn ttt3(g: &mut FogState, mv: Attempt) {
+            g.attempt(mv, None, Mode::PhantomTtt, 3, false)
+        }
+        #[inline(never)]
+        fn hex4(g: &mut FogState, mv: Attempt) {
+            g.attempt(mv, None, Mode::DarkHex, 4, false)
+        }
+        #[inline(never)]
+        fn hex5_abrupt(g: &mut FogState, mv: Attempt) {
+            g.attempt(mv, None, Mode::DarkHex, 5, true)
+        }
         match (self.v.mode, self.v.size, self.v.abrupt) {
-            (Mode::PhantomTtt, 3, false) => self.attempt(mv, Mode::PhantomTtt, 3, false),
-            (Mode::DarkHex, 4, false) => self.attempt(mv, Mode::DarkHex, 4, false),
-            (Mode::DarkHex, 5, true) => self.attempt(mv, Mode::DarkHex, 5, true),
-            (mode, n, abrupt) => self.attempt(mv, mode, n, abrupt),
+            (Mode::PhantomTtt, 3, false) => ttt3(self, mv),
+            (Mode::DarkHex, 4, false) => hex4(self, mv),
+            (Mode::DarkHex, 5, true) => hex5_abrupt(self, mv),
+            _ => self.attempt_with_side(mv),
         }
     }
 

@@ -64,17 +64,167 @@ pub fn hex_grid(n: usize) -> &'static HexGrid {
     &GRIDS[n]
 }
 
-/// [`HexGrid::connects_through`] on the side-`n` grid. The sides the variants
-/// use get code of their own, with the side and the edges as constants (the
-/// lane loop unrolls, the shifts are immediate): it runs after every placement.
-/// The 4 x 4 board (dark-hex-4) looks the answer up in a table.
+/// [`HexGrid::connects_through`] on the side-`n` grid. It runs after every
+/// placement, so the sides the variants use get code of their own without a
+/// loop whose length depends on the stones (its exit would mispredict): the
+/// 4 x 4 board (dark-hex-4) looks the answer up in a table, the 5 x 5 board
+/// runs [`HEX5`] over its five lanes.
 #[inline(always)]
 pub fn hex_connects_through(n: usize, own: Cells, cell: usize, seat: usize) -> bool {
-    const GRID5: HexGrid = build(5);
     match n {
         4 => HEX4_CONNECTS[seat & 1][own as usize >> 6 & 1023] >> (own & 63) & 1 == 1,
-        5 => GRID5.connects_through(own, cell, seat),
+        5 => hex5_connects(own, seat),
         _ => hex_grid(n).connects_through(own, cell, seat),
+    }
+}
+
+/// Does `own` join `seat`'s edges on the 5 x 5 board? [`HEX5`] reads the
+/// board lane by lane from the source edge: ranks for seat 1, files for seat 0
+/// (the hex adjacency is symmetric under swapping files and ranks, so a file
+/// read in rank order meets its neighbours as a rank does).
+#[inline(always)]
+fn hex5_connects(own: Cells, seat: usize) -> bool {
+    let mut state = HEX5_START;
+    for lane in 0..5 {
+        let cells = if seat == 0 {
+            // File `lane`'s cells sit at bits lane + 5 * rank; the multiply
+            // moves bit 5 * rank to bit 20 + rank (no two products meet).
+            ((own >> lane) & 0x0010_8421).wrapping_mul(0x0011_1110) >> 20 & 31
+        } else {
+            own >> (5 * lane) & 31
+        };
+        state = HEX5.next[state as usize * 32 + cells as usize];
+    }
+    state != HEX5_DEAD
+}
+
+/// The connection automaton of the 5 x 5 hex board: read lane by lane from
+/// the source edge, its state is what the stones read so far tell about the
+/// last lane's cells: which hold a stone joined to the source edge (`S`), and
+/// how the others group (`A`, `B`: joined to each other through the lanes read
+/// so far). Cell `i` of a lane touches cells `i` and `i + 1` of the lane before
+/// and its neighbours in its own lane, so the next state follows from the state
+/// and the next lane's 5 bits alone: a table of [`Hex5::STATES`] x 32 bytes.
+/// When no cell of a lane is joined to the source, none of a later lane can be
+/// (the dead state, which stays); the stones join the edges iff the state after
+/// the far lane is not dead. The source edge reads as a lane of five `S` cells
+/// (the start). A test checks it against the kernel's flood.
+static HEX5: Hex5 = Hex5::build();
+const HEX5_DEAD: u8 = 0;
+const HEX5_START: u8 = 1;
+
+struct Hex5 {
+    next: [u8; Hex5::STATES * 32],
+}
+
+impl Hex5 {
+    /// Room for the states (70 are reachable, the dead one included).
+    const STATES: usize = 80;
+    const EMPTY: u16 = 0;
+    const S: u16 = 1;
+    /// A lane's state as five 2-bit labels: empty, `S`, then `A` and `B` in
+    /// order of first appearance.
+    const fn label(code: u16, i: usize) -> u16 {
+        code >> (2 * i) & 3
+    }
+
+    /// The state after reading `lane` (bit `i`: cell `i` holds a stone) in
+    /// `state`, `None` for the dead state.
+    const fn step(state: u16, lane: u16) -> Option<u16> {
+        // Union-find over the lane's runs (nodes 0..3, by the run's first cell)
+        // and the labels of the lane before (node 3 + label - 1: S, A, B).
+        let mut parent = [0usize, 1, 2, 3, 4, 5];
+        let mut run = [0usize; 5];
+        let (mut runs, mut i) = (0, 0);
+        while i < 5 {
+            if lane >> i & 1 == 1 {
+                if i > 0 && lane >> (i - 1) & 1 == 1 {
+                    run[i] = run[i - 1];
+                } else {
+                    run[i] = runs;
+                    runs += 1;
+                }
+                let mut j = i;
+                while j <= i + 1 && j < 5 {
+                    let l = Self::label(state, j);
+                    if l != Self::EMPTY {
+                        let (a, b) = (Self::root(&parent, run[i]), Self::root(&parent, 2 + l as usize));
+                        parent[a] = b;
+                    }
+                    j += 1;
+                }
+            }
+            i += 1;
+        }
+        let source = Self::root(&parent, 3);
+        let (mut code, mut named, mut names, mut joined) = (0u16, [usize::MAX; 2], 0, false);
+        let mut i = 0;
+        while i < 5 {
+            if lane >> i & 1 == 1 {
+                let r = Self::root(&parent, run[i]);
+                let l = if r == source {
+                    joined = true;
+                    Self::S
+                } else if named[0] == r {
+                    2
+                } else if named[1] == r {
+                    3
+                } else {
+                    named[names] = r;
+                    names += 1;
+                    1 + names as u16
+                };
+                code |= l << (2 * i);
+            }
+            i += 1;
+        }
+        if joined {
+            Some(code)
+        } else {
+            None
+        }
+    }
+
+    const fn root(parent: &[usize; 6], mut x: usize) -> usize {
+        while parent[x] != x {
+            x = parent[x];
+        }
+        x
+    }
+
+    /// Every state reachable from the start, numbered as first met (the dead
+    /// state 0, the start 1), and the table of their steps.
+    const fn build() -> Hex5 {
+        // State codes by number; `u16::MAX` for the dead state.
+        let mut codes = [0u16; Self::STATES];
+        codes[HEX5_DEAD as usize] = u16::MAX;
+        codes[HEX5_START as usize] = 0b01_01_01_01_01;
+        let (mut known, mut at) = (2, 0);
+        let mut next = [HEX5_DEAD; Self::STATES * 32];
+        while at < known {
+            let mut lane = 0;
+            while at != HEX5_DEAD as usize && lane < 32 {
+                let id = match Self::step(codes[at], lane as u16) {
+                    None => HEX5_DEAD as usize,
+                    Some(code) => {
+                        let mut id = 0;
+                        while id < known && codes[id] != code {
+                            id += 1;
+                        }
+                        if id == known {
+                            assert!(known < Self::STATES, "more hex 5 states than room");
+                            codes[known] = code;
+                            known += 1;
+                        }
+                        id
+                    }
+                };
+                next[at * 32 + lane] = id as u8;
+                lane += 1;
+            }
+            at += 1;
+        }
+        Hex5 { next }
     }
 }
 
@@ -387,6 +537,28 @@ mod tests {
             check::<5>(rng.next_u64() as Cells & ((1 << 25) - 1));
         }
         check::<5>((1 << 25) - 1);
+    }
+
+    #[test]
+    fn the_hex5_automaton_matches_the_kernel() {
+        let kernel = hexgrid::geometry(5);
+        let mut rng = Rng::new(21);
+        for round in 0..400_000u32 {
+            // Sparse, even and dense boards.
+            let (a, b) = (rng.next_u64() as Cells, rng.next_u64() as Cells);
+            let own = [a & b, a, a | b][round as usize % 3] & ((1 << 25) - 1);
+            for seat in 0..2 {
+                assert_eq!(
+                    hex5_connects(own, seat),
+                    kernel.connects(own as Mask, seat),
+                    "seat {seat} stones {own:#09x}"
+                );
+            }
+        }
+        for seat in 0..2 {
+            assert!(hex5_connects((1 << 25) - 1, seat));
+            assert!(!hex5_connects(0, seat));
+        }
     }
 
     #[test]

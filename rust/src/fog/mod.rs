@@ -728,29 +728,18 @@ impl Game for FogState {
     /// Steps 6-12 of the spec's resolution order for one ply, in code of its
     /// own for each variant's shape (mode, side, abrupt): they become constants,
     /// and the win test, the turn transfer and the board-full test fold.
+    #[inline(always)]
     fn apply(&mut self, mv: Attempt) {
         // 6. Sense (and the guess's audit), out of line: most plies have neither.
         if mv.anchor.is_some() || self.pending_guess != 0 {
             return self.attempt_with_side(mv);
         }
-        // Each shape's ply is a function of its own, which saves only the
-        // registers it uses.
-        #[inline(never)]
-        fn ttt3(g: &mut FogState, mv: Attempt) {
-            g.attempt(mv, None, Mode::PhantomTtt, 3, false)
-        }
-        #[inline(never)]
-        fn hex4(g: &mut FogState, mv: Attempt) {
-            g.attempt(mv, None, Mode::DarkHex, 4, false)
-        }
-        #[inline(never)]
-        fn hex5_abrupt(g: &mut FogState, mv: Attempt) {
-            g.attempt(mv, None, Mode::DarkHex, 5, true)
-        }
+        // Each shape's ply inlines into the caller (the simulator's loop), with
+        // its constants; a ply with a side or of another shape stays out of line.
         match (self.v.mode, self.v.size, self.v.abrupt) {
-            (Mode::PhantomTtt, 3, false) => ttt3(self, mv),
-            (Mode::DarkHex, 4, false) => hex4(self, mv),
-            (Mode::DarkHex, 5, true) => hex5_abrupt(self, mv),
+            (Mode::PhantomTtt, 3, false) => self.attempt(mv, None, Mode::PhantomTtt, 3, false),
+            (Mode::DarkHex, 4, false) => self.attempt(mv, None, Mode::DarkHex, 4, false),
+            (Mode::DarkHex, 5, true) => self.attempt(mv, None, Mode::DarkHex, 5, true),
             _ => self.attempt_with_side(mv),
         }
     }

@@ -364,6 +364,23 @@ pub struct Listed<const SIDE: usize> {
     count: u32,
 }
 
+/// `NINE[m]`: the 9-bit set `m` as [`list16`] lists it, the count in bits 40
+/// and up (the fields take 36 bits).
+static NINE: [u64; 512] = nine();
+
+const fn nine() -> [u64; 512] {
+    let mut table = [0u64; 512];
+    let mut m = 0;
+    while m < 512 {
+        let (lo, hi) = (NIBBLES[0][m & 255], NIBBLES[1][m >> 8]);
+        let lo_count = lo >> 32;
+        let list = (lo & 0xFFFF_FFFF) | (hi & 0xFFFF_FFFF) << (4 * lo_count);
+        table[m] = list | (lo_count + (hi >> 32)) << 40;
+        m += 1;
+    }
+    table
+}
+
 /// The 16-bit set `m`: its cells in 4-bit fields, lowest first, and its count.
 #[inline(always)]
 fn list16(m: u32) -> (u64, u32) {
@@ -383,6 +400,16 @@ impl<const SIDE: usize> Listed<SIDE> {
     #[inline(always)]
     pub fn new(m: Cells) -> Self {
         debug_assert!(SIDE * SIDE >= 32 || m >> (SIDE * SIDE) == 0);
+        if SIDE * SIDE <= 9 {
+            // One load: the 3 x 3 sets listed whole.
+            let listed = NINE[m as usize & 511];
+            let count = (listed >> 40) as u32;
+            return Listed {
+                list: listed.into(),
+                low_count: count,
+                count,
+            };
+        }
         let (low, low_count) = list16(m & 0xFFFF);
         if Self::SMALL {
             return Listed {

@@ -272,6 +272,7 @@ fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
             a
         },
         stream: (2 * own_plies + me as u32) as u8,
+        shape: g.shape,
         max_plies: g.max_plies,
         guesses_made: [0; 2],
         guesses_right: [0; 2],

@@ -212,10 +212,33 @@ pub struct FogState {
     /// simulator reads one field between plies instead of two dependent ones.
     stream: u8,
     max_plies: u8,
+    /// The variant's [`Shape`], at hand without a load through `v`.
+    shape: Shape,
     // At most one guess per cell per ply.
     guesses_made: [u16; 2],
     guesses_right: [u16; 2],
     history: History,
+}
+
+/// The variant shapes whose plies have code of their own (mode, side and
+/// abruptness as constants); `Other` runs the general code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Ttt3,
+    Hex4,
+    Hex5Abrupt,
+    Other,
+}
+
+impl Shape {
+    fn of(v: &Variant) -> Shape {
+        match (v.mode, v.size, v.abrupt) {
+            (Mode::PhantomTtt, 3, false) => Shape::Ttt3,
+            (Mode::DarkHex, 4, false) => Shape::Hex4,
+            (Mode::DarkHex, 5, true) => Shape::Hex5Abrupt,
+            _ => Shape::Other,
+        }
+    }
 }
 
 /// The shared outcome of a settled fog game: every one a fog game can have
@@ -260,6 +283,7 @@ impl FogState {
             attempts: [0; 2],
             stream: 0,
             max_plies: v.max_plies as u8,
+            shape: Shape::of(v),
             guesses_made: [0; 2],
             guesses_right: [0; 2],
             pending_guess: 0,
@@ -736,11 +760,11 @@ impl Game for FogState {
         }
         // Each shape's ply inlines into the caller (the simulator's loop), with
         // its constants; a ply with a side or of another shape stays out of line.
-        match (self.v.mode, self.v.size, self.v.abrupt) {
-            (Mode::PhantomTtt, 3, false) => self.attempt(mv, None, Mode::PhantomTtt, 3, false),
-            (Mode::DarkHex, 4, false) => self.attempt(mv, None, Mode::DarkHex, 4, false),
-            (Mode::DarkHex, 5, true) => self.attempt(mv, None, Mode::DarkHex, 5, true),
-            _ => self.attempt_with_side(mv),
+        match self.shape {
+            Shape::Ttt3 => self.attempt(mv, None, Mode::PhantomTtt, 3, false),
+            Shape::Hex4 => self.attempt(mv, None, Mode::DarkHex, 4, false),
+            Shape::Hex5Abrupt => self.attempt(mv, None, Mode::DarkHex, 5, true),
+            Shape::Other => self.attempt_with_side(mv),
         }
     }
 

@@ -64,7 +64,11 @@ pub fn random_policy(g: &FogState, rng: &mut Rng) -> Attempt {
         let seat = g
             .active_seat()
             .expect("a baseline asked to move in a settled game");
-        uniform_attempt(Listed::<SIDE>::new(g.legal_cells(seat & 1)), g.variant(), rng)
+        uniform_attempt(
+            Listed::<SIDE>::new(g.legal_cells(seat & 1)),
+            g.variant(),
+            rng,
+        )
     }
     match g.variant().size {
         3 => sided::<3>(g, rng),

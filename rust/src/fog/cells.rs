@@ -148,7 +148,10 @@ impl Hex5 {
                 while j <= i + 1 && j < 5 {
                     let l = Self::label(state, j);
                     if l != Self::EMPTY {
-                        let (a, b) = (Self::root(&parent, run[i]), Self::root(&parent, 2 + l as usize));
+                        let (a, b) = (
+                            Self::root(&parent, run[i]),
+                            Self::root(&parent, 2 + l as usize),
+                        );
                         parent[a] = b;
                     }
                     j += 1;

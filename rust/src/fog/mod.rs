@@ -524,7 +524,8 @@ impl FogState {
         // 9. Win check, after a placement only: after a collision the cell is not
         // the mover's and `won_by` finds nothing, so it needs no guard.
         if let Some(ending) = self.won_by(me, cell, mode, n) {
-            return self.settle(|_| settled(Some(me), ending));
+            self.outcome = Some(settled(Some(me), ending));
+            return;
         }
         // 10. Turn transfer; the coming decision's stream from both seats' counts
         // already at hand (no load that waits for the new mover). This one does
@@ -538,7 +539,7 @@ impl FogState {
         self.stream = if pass { passes } else { stays };
         // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
         if mode == Mode::PhantomTtt && (self.stones[0] | self.stones[1]) == self.board {
-            self.settle(|_| settled(None, Ending::BoardFull));
+            self.outcome = Some(settled(None, Ending::BoardFull));
         } else if self.attempts[0] + self.attempts[1] >= self.max_plies {
             // 12. Ply cap.
             self.settle(|g| interned(g.adjudicate(Ending::PlyCap)));
@@ -572,6 +573,9 @@ impl FogState {
         [found, block & !self.stones[0] & !self.stones[1], guess]
     }
 
+    /// Settle by a computed outcome (the ply cap's adjudication), out of line.
+    /// A win and a full board settle in line: their outcome is a table entry,
+    /// and the simulator's loop then sees the game end without a reload.
     #[cold]
     #[inline(never)]
     fn settle(&mut self, outcome: impl FnOnce(&Self) -> &'static Outcome) {

@@ -101,6 +101,12 @@ impl History {
         self.push_with_side(Packed::new(r.seat.into(), r.cell, r.occupied), side);
     }
 
+    /// Whether some ply had a side (and the side table is allocated).
+    #[cfg(test)]
+    pub fn has_sides(&self) -> bool {
+        self.sides.is_some()
+    }
+
     pub fn get(&self, i: usize) -> Option<PlyRecord> {
         let packed = *self.plies[..self.len()].get(i)?;
         let side = self.sides.as_ref().map_or_else(Side::default, |s| s[i]);

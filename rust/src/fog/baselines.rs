@@ -32,9 +32,9 @@
 //! When the believed board offers no way to win at all (only possible once the
 //! game is decided) `probe` and `sweep` attempt the lowest legal cell.
 
-use super::cells::{nth_cell, Cells};
+use super::cells::{Cells, Listed};
 use super::knowledge::Knowledge;
-use super::{lines, Attempt, FogState, Mode};
+use super::{lines, Attempt, FogState, Mode, Variant};
 use crate::game::Game;
 use crate::kernels::hexgrid::{self, Mask};
 use crate::rng::Rng;
@@ -57,25 +57,38 @@ pub fn sweep_policy(g: &FogState, _rng: &mut Rng) -> Attempt {
 /// `random` straight from the state's `u32` cells: the simulator's hot path.
 /// It draws exactly what [`random`] draws from the mover's knowledge.
 pub fn random_policy(g: &FogState, rng: &mut Rng) -> Attempt {
-    let seat = g
-        .active_seat()
-        .expect("a baseline asked to move in a settled game");
-    let v = g.variant();
-    uniform_attempt(g.legal_cells(seat), v.sense > 0, v.size * v.size, rng)
+    // The variants' sides as constants, so each lists only the cells it has,
+    // in a function of its own that saves only the registers it uses.
+    #[inline(never)]
+    fn sided<const SIDE: usize>(g: &FogState, rng: &mut Rng) -> Attempt {
+        let seat = g
+            .active_seat()
+            .expect("a baseline asked to move in a settled game");
+        uniform_attempt(
+            Listed::<SIDE>::new(g.legal_cells(seat & 1)),
+            g.variant(),
+            rng,
+        )
+    }
+    match g.variant().size {
+        3 => sided::<3>(g, rng),
+        4 => sided::<4>(g, rng),
+        _ => sided::<5>(g, rng),
+    }
 }
 
 /// `random`: a uniform legal attempt, and a uniform anchor when the variant senses.
 pub fn random(k: &Knowledge, rng: &mut Rng) -> Attempt {
-    let legal = k.legal_attempts() as Cells;
-    uniform_attempt(legal, k.variant.sense > 0, k.size() * k.size(), rng)
+    let legal = Listed::<5>::new(k.legal_attempts() as Cells);
+    uniform_attempt(legal, k.variant, rng)
 }
 
 /// The cell is the `below(count)`-th legal cell in index order (a1, b1, .., a2, ..);
 /// then, when the variant senses, the anchor is cell `below(cells)`.
 #[inline(always)]
-fn uniform_attempt(legal: Cells, senses: bool, cells: usize, rng: &mut Rng) -> Attempt {
-    let cell = nth_cell(legal, rng.below(legal.count_ones() as usize)) as u8;
-    let anchor = senses.then(|| rng.below(cells) as u8);
+fn uniform_attempt<const SIDE: usize>(legal: Listed<SIDE>, v: &Variant, rng: &mut Rng) -> Attempt {
+    let cell = legal.nth(rng.below(legal.count() as usize)) as u8;
+    let anchor = (v.sense > 0).then(|| rng.below(v.size * v.size) as u8);
     Attempt { anchor, cell }
 }
 

@@ -64,17 +64,170 @@ pub fn hex_grid(n: usize) -> &'static HexGrid {
     &GRIDS[n]
 }
 
-/// [`HexGrid::connects_through`] on the side-`n` grid. The sides the variants
-/// use get code of their own, with the side and the edges as constants (the
-/// lane loop unrolls, the shifts are immediate): it runs after every placement.
-/// The 4 x 4 board (dark-hex-4) looks the answer up in a table.
+/// [`HexGrid::connects_through`] on the side-`n` grid. It runs after every
+/// placement, so the sides the variants use get code of their own without a
+/// loop whose length depends on the stones (its exit would mispredict): the
+/// 4 x 4 board (dark-hex-4) looks the answer up in a table, the 5 x 5 board
+/// runs [`HEX5`] over its five lanes.
 #[inline(always)]
 pub fn hex_connects_through(n: usize, own: Cells, cell: usize, seat: usize) -> bool {
-    const GRID5: HexGrid = build(5);
     match n {
         4 => HEX4_CONNECTS[seat & 1][own as usize >> 6 & 1023] >> (own & 63) & 1 == 1,
-        5 => GRID5.connects_through(own, cell, seat),
+        5 => hex5_connects(own, seat),
         _ => hex_grid(n).connects_through(own, cell, seat),
+    }
+}
+
+/// Does `own` join `seat`'s edges on the 5 x 5 board? [`HEX5`] reads the
+/// board lane by lane from the source edge: ranks for seat 1, files for seat 0
+/// (the hex adjacency is symmetric under swapping files and ranks, so a file
+/// read in rank order meets its neighbours as a rank does).
+#[inline(always)]
+fn hex5_connects(own: Cells, seat: usize) -> bool {
+    let mut state = HEX5_START;
+    for lane in 0..5 {
+        let cells = if seat == 0 {
+            // File `lane`'s cells sit at bits lane + 5 * rank; the multiply
+            // moves bit 5 * rank to bit 20 + rank (no two products meet).
+            ((own >> lane) & 0x0010_8421).wrapping_mul(0x0011_1110) >> 20 & 31
+        } else {
+            own >> (5 * lane) & 31
+        };
+        state = HEX5.next[state as usize * 32 + cells as usize];
+    }
+    state != HEX5_DEAD
+}
+
+/// The connection automaton of the 5 x 5 hex board: read lane by lane from
+/// the source edge, its state is what the stones read so far tell about the
+/// last lane's cells: which hold a stone joined to the source edge (`S`), and
+/// how the others group (`A`, `B`: joined to each other through the lanes read
+/// so far). Cell `i` of a lane touches cells `i` and `i + 1` of the lane before
+/// and its neighbours in its own lane, so the next state follows from the state
+/// and the next lane's 5 bits alone: a table of [`Hex5::STATES`] x 32 bytes.
+/// When no cell of a lane is joined to the source, none of a later lane can be
+/// (the dead state, which stays); the stones join the edges iff the state after
+/// the far lane is not dead. The source edge reads as a lane of five `S` cells
+/// (the start). A test checks it against the kernel's flood.
+static HEX5: Hex5 = Hex5::build();
+const HEX5_DEAD: u8 = 0;
+const HEX5_START: u8 = 1;
+
+struct Hex5 {
+    next: [u8; Hex5::STATES * 32],
+}
+
+impl Hex5 {
+    /// Room for the states (70 are reachable, the dead one included).
+    const STATES: usize = 80;
+    const EMPTY: u16 = 0;
+    const S: u16 = 1;
+    /// A lane's state as five 2-bit labels: empty, `S`, then `A` and `B` in
+    /// order of first appearance.
+    const fn label(code: u16, i: usize) -> u16 {
+        code >> (2 * i) & 3
+    }
+
+    /// The state after reading `lane` (bit `i`: cell `i` holds a stone) in
+    /// `state`, `None` for the dead state.
+    const fn step(state: u16, lane: u16) -> Option<u16> {
+        // Union-find over the lane's runs (nodes 0..3, by the run's first cell)
+        // and the labels of the lane before (node 3 + label - 1: S, A, B).
+        let mut parent = [0usize, 1, 2, 3, 4, 5];
+        let mut run = [0usize; 5];
+        let (mut runs, mut i) = (0, 0);
+        while i < 5 {
+            if lane >> i & 1 == 1 {
+                if i > 0 && lane >> (i - 1) & 1 == 1 {
+                    run[i] = run[i - 1];
+                } else {
+                    run[i] = runs;
+                    runs += 1;
+                }
+                let mut j = i;
+                while j <= i + 1 && j < 5 {
+                    let l = Self::label(state, j);
+                    if l != Self::EMPTY {
+                        let (a, b) = (
+                            Self::root(&parent, run[i]),
+                            Self::root(&parent, 2 + l as usize),
+                        );
+                        parent[a] = b;
+                    }
+                    j += 1;
+                }
+            }
+            i += 1;
+        }
+        let source = Self::root(&parent, 3);
+        let (mut code, mut named, mut names, mut joined) = (0u16, [usize::MAX; 2], 0, false);
+        let mut i = 0;
+        while i < 5 {
+            if lane >> i & 1 == 1 {
+                let r = Self::root(&parent, run[i]);
+                let l = if r == source {
+                    joined = true;
+                    Self::S
+                } else if named[0] == r {
+                    2
+                } else if named[1] == r {
+                    3
+                } else {
+                    named[names] = r;
+                    names += 1;
+                    1 + names as u16
+                };
+                code |= l << (2 * i);
+            }
+            i += 1;
+        }
+        if joined {
+            Some(code)
+        } else {
+            None
+        }
+    }
+
+    const fn root(parent: &[usize; 6], mut x: usize) -> usize {
+        while parent[x] != x {
+            x = parent[x];
+        }
+        x
+    }
+
+    /// Every state reachable from the start, numbered as first met (the dead
+    /// state 0, the start 1), and the table of their steps.
+    const fn build() -> Hex5 {
+        // State codes by number; `u16::MAX` for the dead state.
+        let mut codes = [0u16; Self::STATES];
+        codes[HEX5_DEAD as usize] = u16::MAX;
+        codes[HEX5_START as usize] = 0b01_01_01_01_01;
+        let (mut known, mut at) = (2, 0);
+        let mut next = [HEX5_DEAD; Self::STATES * 32];
+        while at < known {
+            let mut lane = 0;
+            while at != HEX5_DEAD as usize && lane < 32 {
+                let id = match Self::step(codes[at], lane as u16) {
+                    None => HEX5_DEAD as usize,
+                    Some(code) => {
+                        let mut id = 0;
+                        while id < known && codes[id] != code {
+                            id += 1;
+                        }
+                        if id == known {
+                            assert!(known < Self::STATES, "more hex 5 states than room");
+                            codes[known] = code;
+                            known += 1;
+                        }
+                        id
+                    }
+                };
+                next[at * 32 + lane] = id as u8;
+                lane += 1;
+            }
+            at += 1;
+        }
+        Hex5 { next }
     }
 }
 
@@ -176,35 +329,124 @@ impl HexGrid {
     }
 }
 
-/// `SMALL_SELECT[m << 4 | k]`: the k-th (0-based, lowest first) set bit of a
-/// 3 x 3 set `m` (16 if none). A 9-cell board's `random` picks its cell with one
-/// load after the draw, where the general select takes a chain of a dozen steps.
-static SMALL_SELECT: [u8; 512 << 4] = small_select();
+/// `NIBBLES[i][b]`: the set bits of byte `b` taken as byte `i` of a 16-bit set,
+/// as cell indices `8 * i + bit` in 4-bit fields (lowest first, from field 0;
+/// unused fields 0), and their count in bits 32 and up.
+static NIBBLES: [[u64; 256]; 2] = [nibbles(0), nibbles(1)];
 
-const fn small_select() -> [u8; 512 << 4] {
-    let mut table = [16u8; 512 << 4];
-    let mut m = 0;
-    while m < 512 {
+const fn nibbles(byte: usize) -> [u64; 256] {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
         let (mut bit, mut k) = (0, 0);
-        while bit < 9 {
-            if m >> bit & 1 == 1 {
-                table[m << 4 | k] = bit as u8;
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                table[b] |= ((8 * byte + bit) as u64) << (4 * k);
                 k += 1;
             }
             bit += 1;
         }
+        table[b] |= (k as u64) << 32;
+        b += 1;
+    }
+    table
+}
+
+/// A set of cells listed for `random`: its count and its cells in index order,
+/// so that after the draw picking the k-th takes a shift and a mask (the list
+/// and the count come from table loads that do not wait for the draw, where a
+/// select after the draw is a chain of a dozen steps). `SIDE` is the board's
+/// side: a board of at most 16 cells lists in one `u64`.
+#[derive(Clone, Copy, Debug)]
+pub struct Listed<const SIDE: usize> {
+    /// Each cell's index mod 16 in a 4-bit field, lowest cell first: cells
+    /// 0..16 first, then cells 16..32 (which gain their 16 back by rank).
+    list: u128,
+    /// How many cells are below 16, and how many in all.
+    low_count: u32,
+    count: u32,
+}
+
+/// `NINE[m]`: the 9-bit set `m` as [`list16`] lists it, the count in bits 40
+/// and up (the fields take 36 bits).
+static NINE: [u64; 512] = nine();
+
+const fn nine() -> [u64; 512] {
+    let mut table = [0u64; 512];
+    let mut m = 0;
+    while m < 512 {
+        let (lo, hi) = (NIBBLES[0][m & 255], NIBBLES[1][m >> 8]);
+        let lo_count = lo >> 32;
+        let list = (lo & 0xFFFF_FFFF) | (hi & 0xFFFF_FFFF) << (4 * lo_count);
+        table[m] = list | (lo_count + (hi >> 32)) << 40;
         m += 1;
     }
     table
 }
 
-/// The `k`-th set bit (0-based, lowest first) of `m`, which has more than `k`.
+/// The 16-bit set `m`: its cells in 4-bit fields, lowest first, and its count.
 #[inline(always)]
-pub fn nth_cell(m: Cells, k: usize) -> usize {
-    if m < 512 {
-        SMALL_SELECT[(m as usize) << 4 | k & 15] as usize
-    } else {
-        Ranked::new(m).nth(k)
+fn list16(m: u32) -> (u64, u32) {
+    let (lo, hi) = (
+        NIBBLES[0][m as usize & 255],
+        NIBBLES[1][m as usize >> 8 & 255],
+    );
+    let lo_count = (lo >> 32) as u32;
+    // At most 8 fields below, so the upper byte's fields end by bit 64.
+    let list = (lo & 0xFFFF_FFFF) | (hi & 0xFFFF_FFFF) << (4 * lo_count);
+    (list, lo_count + (hi >> 32) as u32)
+}
+
+impl<const SIDE: usize> Listed<SIDE> {
+    const SMALL: bool = SIDE * SIDE <= 16;
+
+    #[inline(always)]
+    pub fn new(m: Cells) -> Self {
+        debug_assert!(SIDE * SIDE >= 32 || m >> (SIDE * SIDE) == 0);
+        if SIDE * SIDE <= 9 {
+            // One load: the 3 x 3 sets listed whole.
+            let listed = NINE[m as usize & 511];
+            let count = (listed >> 40) as u32;
+            return Listed {
+                list: listed.into(),
+                low_count: count,
+                count,
+            };
+        }
+        let (low, low_count) = list16(m & 0xFFFF);
+        if Self::SMALL {
+            return Listed {
+                list: low.into(),
+                low_count,
+                count: low_count,
+            };
+        }
+        let (high, high_count) = list16(m >> 16);
+        Listed {
+            list: u128::from(low) | u128::from(high) << (4 * low_count),
+            low_count,
+            count: low_count + high_count,
+        }
+    }
+
+    /// How many cells the set has.
+    #[inline(always)]
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// The `k`-th cell (0-based, lowest first); the set has more than `k`.
+    #[inline(always)]
+    pub fn nth(&self, k: usize) -> usize {
+        debug_assert!(k < self.count as usize);
+        let k = k as u32;
+        if Self::SMALL {
+            return (self.list as u64 >> (4 * k) & 15) as usize;
+        }
+        // 16 when the k-th cell lies past the low half, by the sign of
+        // `low_count - 1 - k` (arithmetic, not a branch: `k` is a fresh draw).
+        let past_low = ((self.low_count as i32 - 1 - k as i32) >> 31) as u32 & 16;
+        (past_low + ((self.list >> (4 * k)) as u32 & 15)) as usize
     }
 }
 
@@ -305,19 +547,47 @@ mod tests {
     }
 
     #[test]
-    fn nth_cell_agrees_with_the_general_select() {
-        let mut rng = Rng::new(9);
-        for round in 0..20_000u32 {
-            // Every 3 x 3 set, then sets of up to 25 cells.
-            let m = if round < 512 {
-                round
-            } else {
-                rng.next_u64() as Cells & ((1 << MAX_CELLS) - 1)
-            };
-            let ranked = Ranked::new(m);
+    fn listed_sets_count_and_select_as_the_general_select() {
+        fn check<const SIDE: usize>(m: Cells) {
+            let (listed, ranked) = (Listed::<SIDE>::new(m), Ranked::new(m));
+            assert_eq!(listed.count() as usize, ranked.count(), "{m:#x}");
             for k in 0..ranked.count() {
-                assert_eq!(nth_cell(m, k), ranked.nth(k), "{m:#x} {k}");
+                assert_eq!(listed.nth(k), ranked.nth(k), "{m:#x} {k}");
             }
+        }
+        // Every set of 3 x 3 and 4 x 4 cells, then random sets of 5 x 5 cells.
+        for m in 0..1 << 9 {
+            check::<3>(m);
+        }
+        for m in 0..1 << 16 {
+            check::<4>(m);
+        }
+        let mut rng = Rng::new(9);
+        for _ in 0..200_000 {
+            check::<5>(rng.next_u64() as Cells & ((1 << 25) - 1));
+        }
+        check::<5>((1 << 25) - 1);
+    }
+
+    #[test]
+    fn the_hex5_automaton_matches_the_kernel() {
+        let kernel = hexgrid::geometry(5);
+        let mut rng = Rng::new(21);
+        for round in 0..400_000u32 {
+            // Sparse, even and dense boards.
+            let (a, b) = (rng.next_u64() as Cells, rng.next_u64() as Cells);
+            let own = [a & b, a, a | b][round as usize % 3] & ((1 << 25) - 1);
+            for seat in 0..2 {
+                assert_eq!(
+                    hex5_connects(own, seat),
+                    kernel.connects(own as Mask, seat),
+                    "seat {seat} stones {own:#09x}"
+                );
+            }
+        }
+        for seat in 0..2 {
+            assert!(hex5_connects((1 << 25) - 1, seat));
+            assert!(!hex5_connects(0, seat));
         }
     }
 

@@ -2,8 +2,9 @@
 //! common case: each ply's seat, cell and result pack into one byte of an
 //! inline array (a fog game has at most [`MAX_PLIES`] plies), and a ply's sense
 //! anchor and three masks (sensed stones, sensed empty cells, guess) go to a
-//! side list only once some ply has one. A game without sensing or guesses
-//! (every simulated game but recon hex) then never allocates for its log.
+//! boxed side table only once some ply has one. A game without sensing or
+//! guesses (every simulated game but recon hex) then never allocates for its
+//! log, and a plain ply is one byte store.
 
 use std::fmt;
 
@@ -15,22 +16,24 @@ pub const MAX_PLIES: usize = 2 * MAX_CELLS;
 /// A ply's seat, cell and result in a byte: the cell in bits 0-4, the seat in
 /// bit 5 and the collision flag in bit 6.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Packed(u8);
+pub struct Packed(u8);
 
 const _: () = assert!(MAX_CELLS <= 32, "cells must fit 5 bits");
 
 /// The rest of a ply: its sense anchor and its masks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Side {
-    anchor: Option<u8>,
-    masks: [u32; 3],
+pub struct Side {
+    pub anchor: Option<u8>,
+    /// Sensed opponent stones, sensed empty cells, guess.
+    pub masks: [u32; 3],
 }
 
 impl Packed {
-    #[inline]
-    fn new(r: &PlyRecord) -> Self {
-        debug_assert!((r.cell as usize) < MAX_CELLS && r.seat < 2);
-        Packed(r.cell | r.seat << 5 | u8::from(r.occupied) << 6)
+    /// The byte of a ply by `seat` at `cell` that did or did not collide.
+    #[inline(always)]
+    pub fn new(seat: usize, cell: u8, occupied: bool) -> Self {
+        debug_assert!((cell as usize) < MAX_CELLS && seat < 2);
+        Packed(cell | (seat as u8) << 5 | u8::from(occupied) << 6)
     }
 
     fn unpack(self, side: Side) -> PlyRecord {
@@ -52,9 +55,9 @@ impl Packed {
 pub struct History {
     plies: [Packed; MAX_PLIES],
     len: u8,
-    /// Anchor, sensed stones, sensed empty cells and guess of each ply; empty
-    /// while every ply so far had none of them, then as long as the log.
-    sides: Vec<Side>,
+    /// Anchor, sensed stones, sensed empty cells and guess of each ply; absent
+    /// while every ply so far had none of them (then default where a ply had none).
+    sides: Option<Box<[Side; MAX_PLIES]>>,
 }
 
 impl History {
@@ -62,7 +65,7 @@ impl History {
         History {
             plies: [Packed::default(); MAX_PLIES],
             len: 0,
-            sides: Vec::new(),
+            sides: None,
         }
     }
 
@@ -70,37 +73,44 @@ impl History {
         self.len as usize
     }
 
-    /// Append a ply (a fog game has at most [`MAX_PLIES`]).
-    #[inline]
-    pub fn push(&mut self, r: PlyRecord) {
-        let i = self.len();
-        self.plies[i] = Packed::new(&r);
+    /// Append a ply without a side (a fog game has at most [`MAX_PLIES`]).
+    #[inline(always)]
+    pub fn push(&mut self, ply: Packed) {
+        self.plies[self.len()] = ply;
         self.len += 1;
+    }
+
+    /// Append a ply with its side (out of line: only sensing and guesses have one).
+    #[inline(never)]
+    pub fn push_with_side(&mut self, ply: Packed, side: Side) {
+        let i = self.len();
+        self.push(ply);
+        if side != Side::default() {
+            self.sides
+                .get_or_insert_with(|| Box::new([Side::default(); MAX_PLIES]))[i] = side;
+        }
+    }
+
+    /// Append a whole record (tests).
+    #[cfg(test)]
+    fn push_record(&mut self, r: PlyRecord) {
         let side = Side {
             anchor: r.anchor,
             masks: [r.sensed_stones, r.sensed_empty, r.guess],
         };
-        if self.sides.is_empty() {
-            if side == Side::default() {
-                return;
-            }
-            self.first_side(i);
-        }
-        self.sides.push(side);
+        self.push_with_side(Packed::new(r.seat.into(), r.cell, r.occupied), side);
     }
 
-    /// Before the first ply with a side, at index `i`: the earlier plies had none.
-    /// The list takes the whole cap once (it is cloned with the state).
-    #[cold]
-    #[inline(never)]
-    fn first_side(&mut self, i: usize) {
-        self.sides.reserve_exact(MAX_PLIES);
-        self.sides.resize(i, Side::default());
+    /// Whether some ply had a side (and the side table is allocated).
+    #[cfg(test)]
+    pub fn has_sides(&self) -> bool {
+        self.sides.is_some()
     }
 
     pub fn get(&self, i: usize) -> Option<PlyRecord> {
         let packed = *self.plies[..self.len()].get(i)?;
-        Some(packed.unpack(self.sides.get(i).copied().unwrap_or_default()))
+        let side = self.sides.as_ref().map_or_else(Side::default, |s| s[i]);
+        Some(packed.unpack(side))
     }
 
     pub fn last(&self) -> Option<PlyRecord> {
@@ -169,7 +179,7 @@ mod tests {
             let masks_from = [MAX_PLIES, 0, rng.below(MAX_PLIES)][round % 3];
             for i in 0..rng.below(MAX_PLIES + 1) {
                 let r = random_record(&mut rng, i >= masks_from);
-                log.push(r);
+                log.push_record(r);
                 plain.push(r);
                 assert_eq!(log.len(), plain.len());
                 assert_eq!(log.last().as_ref(), plain.last());

@@ -265,16 +265,15 @@ fn determinize(g: &FogState, rng: &mut Rng) -> FogState {
         stones,
         proven: proven_by,
         mover: g.mover,
-        plies: own_plies + opp_turns,
         attempts: {
             let mut a = [0u8; 2];
             a[me] = own_plies as u8;
             a[opp] = opp_turns as u8;
             a
         },
-        stream: 2 * own_plies + me as u32,
+        stream: (2 * own_plies + me as u32) as u8,
+        shape: g.shape,
         max_plies: g.max_plies,
-        probes: [0; 2],
         guesses_made: [0; 2],
         guesses_right: [0; 2],
         pending_guess: 0,

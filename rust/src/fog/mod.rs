@@ -31,7 +31,7 @@ use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
 use crate::policy::{Act, Baseline};
 use cells::Cells;
-use history::History;
+use history::{History, Packed, Side};
 
 /// Largest board of the family (5 x 5); guesses and logs fit a `u32` mask.
 pub const MAX_CELLS: usize = 25;
@@ -185,33 +185,84 @@ pub struct PlyRecord {
 }
 
 /// The state of a fog episode: the true board, each seat's knowledge, the log.
+///
+/// Small and free of heap data in every simulated game (the simulator clones
+/// it per episode and moves it by value): counters are bytes (a game lasts at
+/// most [`history::MAX_PLIES`] plies), the log is inline, and the outcome is
+/// one of the few a fog game can have, shared ([`settled`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FogState {
     v: &'static Variant,
+    outcome: Option<&'static Outcome>,
     // Cell sets are `u32` inside the engine (see [`cells`]); accessors widen to `Mask`.
     board: Cells,
     stones: [Cells; 2],
     /// Opponent stones each seat has proven (by collision or sense).
     proven: [Cells; 2],
-    /// The seat to move (a `u8` keeps the state small: the simulator moves it by value).
+    /// Guess recorded for the coming ply (`record_guess` runs before `apply`).
+    pending_guess: u32,
+    /// The seat to move.
     mover: u8,
-    plies: u32,
     /// Each seat's own attempts so far: the only ply count a seat may know (in
-    /// the non-abrupt variants `plies` counts the opponent's collisions too).
+    /// the non-abrupt variants the global ply count, their sum, counts the
+    /// opponent's collisions too). Each attempt places a stone or proves one
+    /// (a probe), so the probes need no counter of their own either.
     attempts: [u8; 2],
     /// [`Game::decision_stream`] of the coming decision, kept by `apply` so the
     /// simulator reads one field between plies instead of two dependent ones.
-    stream: u32,
-    max_plies: u32,
-    // Small counters keep the state small (the simulator moves it by value): at
-    // most one probe per ply, at most one guess per cell per ply.
-    probes: [u8; 2],
+    stream: u8,
+    max_plies: u8,
+    /// The variant's [`Shape`], at hand without a load through `v`.
+    shape: Shape,
+    // At most one guess per cell per ply.
     guesses_made: [u16; 2],
     guesses_right: [u16; 2],
-    /// Guess recorded for the coming ply (`record_guess` runs before `apply`).
-    pending_guess: u32,
     history: History,
-    outcome: Option<Outcome>,
+}
+
+/// The variant shapes whose plies have code of their own (mode, side and
+/// abruptness as constants); `Other` runs the general code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Ttt3,
+    Hex4,
+    Hex5Abrupt,
+    Other,
+}
+
+impl Shape {
+    fn of(v: &Variant) -> Shape {
+        match (v.mode, v.size, v.abrupt) {
+            (Mode::PhantomTtt, 3, false) => Shape::Ttt3,
+            (Mode::DarkHex, 4, false) => Shape::Hex4,
+            (Mode::DarkHex, 5, true) => Shape::Hex5Abrupt,
+            _ => Shape::Other,
+        }
+    }
+}
+
+/// The shared outcome of a settled fog game: every one a fog game can have
+/// (each ending with either winner or a draw) is built once and kept, so
+/// settling an episode neither allocates nor frees.
+fn settled(winner: Option<Seat>, ending: Ending) -> &'static Outcome {
+    use std::sync::OnceLock;
+    static ALL: OnceLock<Vec<Outcome>> = OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        Ending::ALL
+            .iter()
+            .flat_map(|&e| [Outcome::win(0, e), Outcome::win(1, e), Outcome::draw(e)])
+            .collect()
+    });
+    let o = &all[ending.code() as usize * 3 + winner.map_or(2, |w| w & 1)];
+    debug_assert_eq!((o.ending, o.winner), (ending, winner));
+    o
+}
+
+/// [`settled`] of an outcome built by the shared rules ([`Outcome::higher_wins`]).
+fn interned(o: Outcome) -> &'static Outcome {
+    let kept = settled(o.winner, o.ending);
+    assert_eq!(*kept, o, "a fog outcome is a two-seat win or draw");
+    kept
 }
 
 impl FogState {
@@ -229,11 +280,10 @@ impl FogState {
             stones: [0; 2],
             proven: [0; 2],
             mover: 0,
-            plies: 0,
             attempts: [0; 2],
             stream: 0,
-            max_plies: v.max_plies,
-            probes: [0; 2],
+            max_plies: v.max_plies as u8,
+            shape: Shape::of(v),
             guesses_made: [0; 2],
             guesses_right: [0; 2],
             pending_guess: 0,
@@ -271,7 +321,7 @@ impl FogState {
         self.history.iter().collect()
     }
     pub fn max_plies(&self) -> u32 {
-        self.max_plies
+        self.max_plies.into()
     }
     /// How many plies `seat` itself has played (its own attempt count).
     pub fn attempts(&self, seat: Seat) -> u32 {
@@ -348,7 +398,8 @@ impl FogState {
         self.proven[seat].count_ones()
     }
     pub fn probes(&self, seat: Seat) -> u32 {
-        self.probes[seat].into()
+        // Every attempt placed a stone or hit one.
+        self.attempts(seat) - self.stones[seat].count_ones()
     }
     pub fn guesses_made(&self, seat: Seat) -> u32 {
         self.guesses_made[seat].into()
@@ -361,7 +412,7 @@ impl FogState {
 
     /// The cells that won: the hex chain (source end first) or the ttt line.
     pub fn winning_cells(&self) -> Option<Vec<usize>> {
-        let o = self.outcome.as_ref()?;
+        let o = self.outcome?;
         let w = o.winner?;
         match o.ending {
             Ending::Connection => self.geometry().winning_path(self.stones(w), w),
@@ -394,7 +445,7 @@ impl FogState {
     /// Test hook: the same variant with a lower ply cap, to reach adjudication.
     #[cfg(test)]
     pub(crate) fn with_max_plies(mut self, max_plies: u32) -> Self {
-        self.max_plies = max_plies;
+        self.max_plies = max_plies.try_into().expect("a fog ply cap fits a byte");
         self
     }
 
@@ -435,66 +486,80 @@ impl FogState {
     }
 
     /// One ply of the variant whose mode, side and abruptness are given (as
-    /// constants, from [`Game::apply`]).
+    /// constants, from [`Game::apply`]), with what its sense and its guess
+    /// found (`side`, `None` when it had neither: then none of it is compiled in).
     #[inline(always)]
-    fn attempt(&mut self, mv: Attempt, mode: Mode, n: usize, abrupt: bool) {
+    fn attempt(
+        &mut self,
+        mv: Attempt,
+        side: Option<[Cells; 3]>,
+        mode: Mode,
+        n: usize,
+        abrupt: bool,
+    ) {
         debug_assert_eq!((mode, n, abrupt), (self.v.mode, self.v.size, self.v.abrupt));
         let me = self.mover as Seat & 1;
         let opp = 1 - me;
         let cell = mv.cell as usize;
         debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
-        // 6. Sense (and the guess's audit), out of line: most plies have neither.
-        let side = if mv.anchor.is_some() || self.pending_guess != 0 {
-            self.sense_and_guess(me, mv.anchor)
-        } else {
-            [0; 3]
-        };
         // 7. Attempt. Whether it collides is a coin flip to the branch predictor,
-        // so steps 7-10 go without branching on it.
+        // so steps 7-8 go without branching on it.
         let bit: Cells = 1 << cell;
         let occupied = self.stones[opp] & bit != 0;
         let hit = Cells::from(occupied).wrapping_neg();
         self.proven[me] |= bit & hit;
         self.stones[me] |= bit & !hit;
-        self.probes[me] += u8::from(occupied);
-        let [sensed_stones, sensed_empty, guess] = side;
-        self.history.push(PlyRecord {
-            seat: me as u8,
-            anchor: mv.anchor,
-            cell: mv.cell,
-            occupied,
-            sensed_stones,
-            sensed_empty,
-            guess,
-        });
-        self.plies += 1;
+        let ply = Packed::new(me, mv.cell, occupied);
+        match side {
+            None => self.history.push(ply),
+            Some(masks) => self.history.push_with_side(
+                ply,
+                Side {
+                    anchor: mv.anchor,
+                    masks,
+                },
+            ),
+        }
         self.attempts[me] += 1;
         // 9. Win check, after a placement only: after a collision the cell is not
         // the mover's and `won_by` finds nothing, so it needs no guard.
         if let Some(ending) = self.won_by(me, cell, mode, n) {
-            return self.settle(|_| Outcome::win(me, ending));
+            self.outcome = Some(settled(Some(me), ending));
+            return;
         }
         // 10. Turn transfer; the coming decision's stream from both seats' counts
-        // already at hand (no load that waits for the new mover).
+        // already at hand (no load that waits for the new mover). This one does
+        // branch on the collision, on purpose: predicted, the next decision's
+        // stream does not wait for this attempt to resolve (a select that does
+        // wait measured slower, though it never mispredicts).
         let pass = !occupied || abrupt;
         self.mover ^= u8::from(pass);
-        let stays = 2 * self.attempts[me] as u32 + me as u32;
-        let passes = 2 * self.attempts[opp] as u32 + opp as u32;
+        let stays = 2 * self.attempts[me] + me as u8;
+        let passes = 2 * self.attempts[opp] + opp as u8;
         self.stream = if pass { passes } else { stays };
         // 11. Board full (tic-tac-toe only; a full hex board always has a connection).
         if mode == Mode::PhantomTtt && (self.stones[0] | self.stones[1]) == self.board {
-            self.settle(|_| Outcome::draw(Ending::BoardFull));
-        } else if self.plies >= self.max_plies {
+            self.outcome = Some(settled(None, Ending::BoardFull));
+        } else if self.attempts[0] + self.attempts[1] >= self.max_plies {
             // 12. Ply cap.
-            self.settle(|g| g.adjudicate(Ending::PlyCap));
+            self.settle(|g| interned(g.adjudicate(Ending::PlyCap)));
         }
+    }
+
+    /// A ply that senses or carries a guess (recon hex, or a guess recorded
+    /// by `record_guess`), or of a shape without code of its own: step 6
+    /// first, then the attempt, in general code.
+    #[inline(never)]
+    fn attempt_with_side(&mut self, mv: Attempt) {
+        let side = self.sense_and_guess(self.mover as Seat & 1, mv.anchor);
+        let v = self.v;
+        self.attempt(mv, Some(side), v.mode, v.size, v.abrupt);
     }
 
     // The rare parts of `apply`, out of line so the per-ply path stays small.
 
     /// Count the pending guess against the true board, then step 6 for `me`
     /// sensing around `anchor`: [opponent stones, empty cells in the block, guess].
-    #[inline(never)]
     fn sense_and_guess(&mut self, me: Seat, anchor: Option<u8>) -> [Cells; 3] {
         let guess = std::mem::take(&mut self.pending_guess);
         self.guesses_made[me] += guess.count_ones() as u16;
@@ -508,9 +573,12 @@ impl FogState {
         [found, block & !self.stones[0] & !self.stones[1], guess]
     }
 
+    /// Settle by a computed outcome (the ply cap's adjudication), out of line.
+    /// A win and a full board settle in line: their outcome is a table entry,
+    /// and the simulator's loop then sees the game end without a reload.
     #[cold]
     #[inline(never)]
-    fn settle(&mut self, outcome: impl FnOnce(&Self) -> Outcome) {
+    fn settle(&mut self, outcome: impl FnOnce(&Self) -> &'static Outcome) {
         self.outcome = Some(outcome(self));
     }
 
@@ -632,16 +700,30 @@ impl Game for FogState {
     fn num_seats(&self) -> usize {
         2
     }
-    crate::game::state_accessors!(plies);
+    // The shared `state_accessors`, on the shared outcome.
+    fn active_seat(&self) -> Option<Seat> {
+        self.outcome.is_none().then_some(self.mover as Seat)
+    }
+    fn plies(&self) -> u32 {
+        u32::from(self.attempts[0]) + u32::from(self.attempts[1])
+    }
+    fn outcome(&self) -> Option<&Outcome> {
+        self.outcome
+    }
+    fn settle_deadline(&mut self) {
+        if self.outcome.is_none() {
+            self.outcome = Some(interned(self.adjudicate(Ending::WallClock)));
+        }
+    }
 
     /// The mover's own attempt count (and its seat), never the global ply: a
     /// baseline's draw must not depend on how often the opponent collided.
     fn decision_stream(&self) -> u32 {
         debug_assert_eq!(
             self.stream,
-            2 * self.attempts[self.mover as usize] as u32 + self.mover as u32
+            2 * self.attempts[self.mover as usize] + self.mover
         );
-        self.stream
+        self.stream.into()
     }
 
     /// The shorter true `distToWin` wins; equal draws.
@@ -674,12 +756,19 @@ impl Game for FogState {
     /// Steps 6-12 of the spec's resolution order for one ply, in code of its
     /// own for each variant's shape (mode, side, abrupt): they become constants,
     /// and the win test, the turn transfer and the board-full test fold.
+    #[inline(always)]
     fn apply(&mut self, mv: Attempt) {
-        match (self.v.mode, self.v.size, self.v.abrupt) {
-            (Mode::PhantomTtt, 3, false) => self.attempt(mv, Mode::PhantomTtt, 3, false),
-            (Mode::DarkHex, 4, false) => self.attempt(mv, Mode::DarkHex, 4, false),
-            (Mode::DarkHex, 5, true) => self.attempt(mv, Mode::DarkHex, 5, true),
-            (mode, n, abrupt) => self.attempt(mv, mode, n, abrupt),
+        // 6. Sense (and the guess's audit), out of line: most plies have neither.
+        if mv.anchor.is_some() || self.pending_guess != 0 {
+            return self.attempt_with_side(mv);
+        }
+        // Each shape's ply inlines into the caller (the simulator's loop), with
+        // its constants; a ply with a side or of another shape stays out of line.
+        match self.shape {
+            Shape::Ttt3 => self.attempt(mv, None, Mode::PhantomTtt, 3, false),
+            Shape::Hex4 => self.attempt(mv, None, Mode::DarkHex, 4, false),
+            Shape::Hex5Abrupt => self.attempt(mv, None, Mode::DarkHex, 5, true),
+            Shape::Other => self.attempt_with_side(mv),
         }
     }
 

@@ -650,3 +650,35 @@ fn a_refusal_lists_the_mover_s_own_legal_attempts() {
     };
     assert_eq!(legal, listed);
 }
+
+#[test]
+fn shared_outcomes_are_the_ones_the_rules_build() {
+    for ending in Ending::ALL {
+        for winner in 0..2 {
+            assert_eq!(*settled(Some(winner), ending), Outcome::win(winner, ending));
+        }
+        assert_eq!(*settled(None, ending), Outcome::draw(ending));
+    }
+    // A settled game reports the shared outcome as its own.
+    let g = play("phantom-ttt-3", "a1 a2 b1 b2 c1");
+    assert_eq!(g.outcome(), Some(&Outcome::win(0, Ending::Line)));
+    assert_eq!(g.plies(), 5);
+}
+
+#[test]
+fn the_state_stays_small_and_heap_free_without_sides() {
+    // The simulator clones the state per episode and moves it by value; a
+    // larger state is copied through a call to memmove.
+    assert!(std::mem::size_of::<FogState>() <= 128);
+    let mut g = FogState::of("dark-hex-5").unwrap();
+    let mut rng = Rng::new(4);
+    while g.active_seat().is_some() {
+        let mv = baselines::random_policy(&g, &mut rng);
+        g.apply(mv);
+    }
+    assert!(
+        !g.history.has_sides(),
+        "a plain game allocated its side table"
+    );
+    assert_eq!(g.history().len(), g.plies() as usize);
+}

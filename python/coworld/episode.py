@@ -138,6 +138,7 @@ class Episode:
         self._last_seen: list[str | None] = [None] * self.seats
         self._revealed = 0  # revelation records of the full view already on a ply event
         self._slowest = [0.0] * self.seats  # each seat's slowest decision so far, seconds
+        self._systems: dict[str, str] = {}  # system prompts by operator prompt
 
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
@@ -177,13 +178,16 @@ class Episode:
     def _open_outputs(self) -> None:
         if not self.out:
             return
-        self._writers["replay"] = JsonLinesWriter(self.out)
+        # Written out before each wait (`_flush`), not line by line: a kill leaves
+        # every event up to the model call in flight, at a write per call.
+        self._writers["replay"] = JsonLinesWriter(self.out, flush_each=False)
         if self.record_calls:
-            self._writers["calls"] = CallsSidecar(self.out)
+            self._writers["calls"] = CallsSidecar(self.out, flush_each=False)
         if self.seat_transcripts:
             for seat in range(self.seats):
                 name = f"seat{seat}"
-                self._writers[name] = JsonLinesWriter(self.out.with_suffix(f".{name}.jsonl"))
+                path = self.out.with_suffix(f".{name}.jsonl")
+                self._writers[name] = JsonLinesWriter(path, flush_each=False)
                 self._writers[name].write(
                     {
                         "type": "header",
@@ -236,6 +240,13 @@ class Episode:
             self._last_seen[seat] = seen
             writer.write({"type": "observation", "step": self.moves[seat], "view": view})
 
+    def _flush(self) -> None:
+        """Write out what the episode recorded so far: before anything it waits on
+        (a model call, a pause), so a viewer following the files sees each state the
+        model is asked about and a kill loses no decision already made."""
+        for w in self._writers.values():
+            w.flush()
+
     # ---- the loop -----------------------------------------------------------
 
     async def run(self) -> dict[str, Any]:
@@ -278,6 +289,7 @@ class Episode:
             self._slowest[seat] = max(self._slowest[seat], time.monotonic() - began)
             self._play(seat, decision)
             if self.clock.pace_seconds > 0:
+                self._flush()
                 await asyncio.sleep(self.clock.pace_seconds)
         results = dict(self.state.results or {})
         results["usage"] = [u.as_dict() for u in self.usage]
@@ -375,10 +387,16 @@ class Episode:
         return Decision(move, "fallback", cause, Reply(move=move), calls, usage)
 
     def _system_prompt(self, policy: ClaudePolicy) -> str:
+        known = self._systems.get(policy.prompt)
+        if known is not None:
+            return known
         rules = self.family.RULES_TEXT
         if isinstance(rules, Mapping):
             rules = rules[self.state.resolved_game]
-        return f"{rules}\n\n# Your operator's instructions\n\n{policy.prompt}"
+        text = self._systems[policy.prompt] = (
+            f"{rules}\n\n# Your operator's instructions\n\n{policy.prompt}"
+        )
+        return text
 
     async def _ask_claude(self, seat: int, policy: ClaudePolicy) -> Decision:
         if self.client is None:
@@ -421,6 +439,7 @@ class Episode:
         infrastructure failure the client could not outlast (`InfraFailure`) is not a
         decision: it ends the episode as void."""
         assert self.client is not None
+        self._flush()
         try:
             answer = await self.client.ask(policy, system, messages, self.on_usage)
         except ModelTimeout as err:

@@ -14,7 +14,6 @@ Two guarantees:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,7 +45,9 @@ def move_prior_calls(replay: Path) -> Path | None:
 class CallsSidecar:
     """Writes call records, storing each distinct text once and keeping the cap."""
 
-    def __init__(self, replay: Path, cap: int = CALLS_CAP_BYTES, *, flush_each: bool = True) -> None:
+    def __init__(
+        self, replay: Path, cap: int = CALLS_CAP_BYTES, *, flush_each: bool = True
+    ) -> None:
         self.prior = move_prior_calls(replay)
         self.path = calls_path(replay)
         self.cap = cap

@@ -117,6 +117,7 @@ class Episode:
         self._check_policies()
         self.aliases = _core.aliases(self.seed, self.seats)
         self.notes = [""] * self.seats
+        self._labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
         self.usage = [Usage() for _ in range(self.seats)]
         self.origins: list[dict[str, int]] = [{} for _ in range(self.seats)]
         self.client = client
@@ -342,8 +343,9 @@ class Episode:
         }
         event["revelations"] = self._new_revelations(event["view"])
         self._emit(event)
-        for s in range(self.seats):
-            self._observe(s)
+        if self.seat_transcripts:
+            for s in range(self.seats):
+                self._observe(s)
 
     def _new_revelations(self, view: Any) -> list[Any]:
         """The RFC-003 revelation records this ply added to the full view's list
@@ -356,8 +358,7 @@ class Episode:
 
     def _feed_line(self, before: Any, seat: int, move: str) -> str:
         """The spectator feed's line for this ply, in algebraic notation."""
-        labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
-        return self.family.feed_line(before, self.state, seat, move, labels)
+        return self.family.feed_line(before, self.state, seat, move, self._labels)
 
     # ---- deciding -----------------------------------------------------------
 

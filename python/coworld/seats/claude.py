@@ -179,13 +179,12 @@ class Usage:
 
 
 def usage_of(model: str, raw: Any, price: tuple[float, float] | None = None) -> Usage:
-    """Usage (with cost) from a Messages API `usage` object or its JSON (a dict)."""
-    get = raw.get if isinstance(raw, Mapping) else lambda k: getattr(raw, k, 0)
+    """Usage (with cost) from a Messages API `usage` object."""
     u = Usage(
-        input_tokens=get("input_tokens") or 0,
-        output_tokens=get("output_tokens") or 0,
-        cache_creation_input_tokens=get("cache_creation_input_tokens") or 0,
-        cache_read_input_tokens=get("cache_read_input_tokens") or 0,
+        input_tokens=getattr(raw, "input_tokens", 0) or 0,
+        output_tokens=getattr(raw, "output_tokens", 0) or 0,
+        cache_creation_input_tokens=getattr(raw, "cache_creation_input_tokens", 0) or 0,
+        cache_read_input_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
         calls=1,
     )
     u.cost_usd = price_of(model, price).cost(u)
@@ -234,6 +233,7 @@ class ClaudeClient:
         self.infra = infra or (breaker.policy if breaker else InfraPolicy())
         self.breaker = breaker or CircuitBreaker(self.infra)
         self.ledger = ledger
+        self._prices: dict[tuple[str, tuple[float, float] | None], Price] = {}
         # The SDK's aiohttp backend (the `anthropic[aiohttp]` extra) costs about half
         # the CPU per call of its default httpx one; a proxy from the environment is
         # honoured by the default client only, so that case keeps it.
@@ -259,10 +259,11 @@ class ClaudeClient:
         """One answer, after as many infrastructure retries as the patience allows.
         With a ledger, each request reserves its worst case first (BudgetExhausted
         when it does not fit); `on_usage` hears each answer's usage at once."""
-        from .budget import worst_case
+        worst = None
+        if self.ledger is not None:
+            from .budget import worst_case
 
-        worst = worst_case(policy, system, messages) if self.ledger else None
-        if self.ledger is not None and worst is not None:
+            worst = worst_case(policy, system, messages)
             self.ledger.reserve(worst)
         usage: Usage | None = None
         try:
@@ -309,7 +310,7 @@ class ClaudeClient:
                 self.breaker.release_probe(probe)
                 raise
             self.breaker.record(True, probe=probe)
-            usage = usage_of(policy.model, response["usage"], policy.price)
+            usage = self._usage(policy, response["usage"])
             content = response.get("content") or []
             thinking = [b["thinking"] for b in content if b.get("type") == "thinking"]
             return Answer(
@@ -321,6 +322,22 @@ class ClaudeClient:
                 waited=started - entered,
                 infra_retries=retries,
             )
+
+    def _usage(self, policy: ClaudePolicy, raw: Mapping[str, Any]) -> Usage:
+        """`usage_of`, with each policy's price looked up once per client."""
+        key = (policy.model, policy.price)
+        price = self._prices.get(key)
+        if price is None:
+            price = self._prices[key] = price_of(policy.model, policy.price)
+        u = Usage(
+            input_tokens=raw.get("input_tokens") or 0,
+            output_tokens=raw.get("output_tokens") or 0,
+            cache_creation_input_tokens=raw.get("cache_creation_input_tokens") or 0,
+            cache_read_input_tokens=raw.get("cache_read_input_tokens") or 0,
+            calls=1,
+        )
+        u.cost_usd = price.cost(u)
+        return u
 
     async def _send(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]

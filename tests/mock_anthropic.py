@@ -175,9 +175,9 @@ def serve_with_latency(latency: float) -> None:
     import re
 
     def first_legal(body: dict[str, Any], n: int) -> tuple:
-        legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", user_text(body))
-        move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
-        return ("sleep", latency, json.dumps({"move": move}))
+        legal = re.search(r"[Ll]egal moves?(?: \(\d+\))?:?\s*\n?(.*)", user_text(body))
+        moves = re.findall(r"[\w-]+", legal.group(1)) if legal else []
+        return ("sleep", latency, json.dumps({"move": moves[0] if moves else "d"}))
 
     mock = MockAnthropic(first_legal, keep_alive=True)
     with mock:

@@ -386,6 +386,7 @@ def test_a_budget_stop_prints_partial_standings_and_both_spends(tmp_path, api, c
     assert cli(["league", "run", str(path)]) == 0
     out = capsys.readouterr().out
     assert "partial standings" in out and "pairings incomplete" in out
+    assert "after raising [budget] to continue" in " ".join(out.split())  # not eaten as markup
     db = LeagueDB(tmp_path / "t" / "league.db")
     spent, scored = db.spent("t"), db.usage("t", voided=False)
     assert spent.tokens <= 6000 and len(api.requests) == spent.calls

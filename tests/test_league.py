@@ -349,42 +349,7 @@ def test_missing_league_file_and_bad_toml(tmp_path):
 # ---- the Ray backend ---------------------------------------------------------
 
 
-def first_column(body, n):
-    """A model that plays the first legal connect-four column named in the prompt."""
-    import re
-
-    legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])
-    move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
-    return ("text", json.dumps({"move": move}))
-
-
-@pytest.fixture(scope="session")
-def ray_api():
-    """A Messages API server for Claude episodes on Ray workers."""
-    from .mock_anthropic import MockAnthropic
-
-    with MockAnthropic(first_column) as mock:
-        yield mock
-
-
-@pytest.fixture(scope="session")
-def ray_cluster(tmp_path_factory, ray_api):
-    ray = pytest.importorskip("ray")
-    os.environ.setdefault("HOME", str(tmp_path_factory.mktemp("home")))
-    # Ray's workers inherit the environment of `ray.init`: the mock's address and a
-    # test key reach them; the driver's own environment is restored at once.
-    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
-    os.environ.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=ray_api.base_url)
-    try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    yield ray
-    ray.shutdown()
+# the cluster and its Messages API server: tests/conftest.py (ray_cluster, ray_api)
 
 
 def test_ray_backend_gives_the_local_standings(tmp_path, ray_cluster):

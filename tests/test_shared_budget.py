@@ -4,6 +4,7 @@ database never let the spend pass the cap, however the processes interleave."""
 from __future__ import annotations
 
 import multiprocessing
+import time
 
 from coworld.league.shared_budget import SharedLedger
 from coworld.league.storage import LeagueDB
@@ -34,6 +35,7 @@ def spend_until_refused(path: str, seed: int, start, made) -> None:
             db.add_call("t", f"p{seed}", calls, actual)
             ledger.settle(worst, actual)
             calls += 1
+            time.sleep(0.002)  # as a call takes time: on a loaded host one process would run alone
     finally:
         db.close()
 

@@ -116,7 +116,7 @@ def _run_league(
     if report.budget_stopped:
         console.print(
             "[yellow]budget reached: the league stopped cleanly; rerun the same "
-            "command after raising [budget] to continue.[/]"
+            "command after raising \\[budget] to continue.[/]"
         )
     console.print(
         f"{report.played_now} episodes played now, {report.episodes} in the league, "
@@ -127,7 +127,7 @@ def _run_league(
     for kind, path in report.exports.items():
         console.print(f"{kind:>4}: {path}")
     console.print(f"database: {report.database}")
-    console.print(f"watch the replays: [bold]coworld view {config.out}[/]")
+    console.print(f"watch the replays: [bold]coworld view {escape(str(config.out))}[/]")
     if report.stopped:
         console.print(
             f"[red]the league stopped: {escape(report.stopped)}; "

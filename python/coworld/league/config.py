@@ -223,7 +223,7 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
 def _get(raw: dict[str, Any], key: str, kind: type, required: bool = False) -> Any:
     if key not in raw:
         if required:
-            raise ConfigError(f"the league needs a `{key}` field", key)
+            raise ConfigError(f"the league needs the field `{key}`", key)
         return None
     value = raw[key]
     if not isinstance(value, kind) or (kind is str and not value):
@@ -235,7 +235,7 @@ def _int(
     raw: dict[str, Any], key: str, lo: int, hi: int, required: bool = False, prefix: str = ""
 ) -> int:
     if key not in raw and required:
-        raise ConfigError(f"the league needs a `{prefix}{key}` field", prefix + key)
+        raise ConfigError(f"the league needs the field `{prefix}{key}`", prefix + key)
     value = raw[key]
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise ConfigError(

@@ -2,16 +2,20 @@
 rows come back to the driver, which writes them through the same storage path
 as the local backend. Ray is an optional extra (`pip install coworld[cluster]`).
 
-What Ray episodes share with the local backend's: the budget. Each task reserves
-each call's worst case in the league database, against the calls every task has
-written and every reservation in flight (`shared_budget.SharedLedger`), so the
-budget is overshot by no more than calls in flight cost beyond their worst case;
-the driver also reads the spend back before each dispatch and stops at the cap.
-What they do not share: the league-wide circuit breaker (each task's client has
-its own). A task retries infrastructure failures for the league's patience and
-then voids its episode (never a scored fallback), but an outage does not pause
-dispatching: new episodes keep starting, wait out the patience and come back
-void."""
+What Ray episodes share with the local backend's:
+- The budget. Each task reserves each call's worst case in the league database,
+  against the calls every task has written and every reservation in flight
+  (`shared_budget.SharedLedger`), so the budget is overshot by no more than calls
+  in flight cost beyond their worst case; the driver also reads the spend back
+  before each dispatch and stops at the cap.
+- The circuit breaker (`ray_breaker`): one `CircuitBreaker` in an actor the
+  driver owns, through which every task's client admits each call and records
+  its outcome. While most calls fail, the whole league sends one probe at a
+  time; the run's own breaker (the driver's client's) mirrors it, so the runner
+  holds dispatching and shows the pause as on the local backend, and gives up
+  when the pause outlasts the patience. A task retries infrastructure failures
+  for the league's patience and then voids its episode (never a scored
+  fallback)."""
 
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigError
+from ..seats.infra import CircuitBreaker
+from . import ray_breaker
 from .storage import Chunk, EpisodeRow, VoidEpisode
 from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk
 
@@ -42,6 +48,10 @@ class RayBackend:
         self.threads = threads or 1
         self._chunk: Any = ray.remote(num_cpus=self.threads)(run_chunk)
         self._episode: Any = ray.remote(num_cpus=1)(play_episode)
+        #: The run's breaker (the driver's client's), mirroring the actor's.
+        self._breaker: CircuitBreaker | None = None
+        self._actor: Any = None
+        self._tasks_breaker: CircuitBreaker | None = None
 
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
         pending = [self._chunk.remote(replace(job, threads=self.threads)) for job in jobs]
@@ -55,17 +65,46 @@ class RayBackend:
         """Each task builds (and closes) its own client and writes each answered
         call's usage to the league database (`shared.calls_to`) as it returns, so
         the calls of a killed task are counted; the database must be on a file
-        system the workers share with the driver."""
+        system the workers share with the driver. Their calls go through the
+        run's breaker, which lives in an actor (started on first use)."""
+        breaker = self._share_breaker(shared, concurrency)
         pending: list[Any] = []
         for job in jobs:
             job = replace(job, calls_to=shared.calls_to, budget=shared.budget)
-            pending.append(self._episode.remote(job))
+            pending.append(self._episode.remote(job, breaker))
             if len(pending) >= concurrency:
                 done, pending = self.ray.wait(pending, num_returns=1)
                 yield self.ray.get(done[0])
         while pending:
             done, pending = self.ray.wait(pending, num_returns=1)
             yield self.ray.get(done[0])
+        if self._breaker is not None and self._actor is not None:
+            self._breaker.refresh()  # the report's pauses: the last one's end too
+
+    def _share_breaker(self, shared: Shared, concurrency: int) -> CircuitBreaker | None:
+        """The tasks' breaker, forwarding to the actor; the run's breaker (the
+        driver's client's) becomes a mirror of it."""
+        if shared.client is None:
+            return None
+        if self._actor is None:
+            self._breaker = shared.client.breaker
+            policy = self._breaker.policy
+            self._actor = ray_breaker.start(policy, concurrency)
+            state = ray_breaker.ActorState(self._actor)
+            self._tasks_breaker = ray_breaker.task_breaker(state, policy)
+            self._breaker.shared = state
+        return self._tasks_breaker
 
     def close(self) -> None:
-        pass
+        """End the breaker's actor; the run's breaker keeps what it mirrored last."""
+        if self._actor is None:
+            return
+        if self._breaker is not None:
+            try:
+                self._breaker.refresh()
+            except self.ray.exceptions.RayError:
+                pass  # the actor is gone: the run's breaker keeps its last view
+            finally:
+                self._breaker.shared = None
+        self.ray.kill(self._actor)
+        self._actor = None

@@ -12,7 +12,7 @@ from typing import Any
 from ..episode import Clock, Episode
 from ..seats.budget import BudgetExhausted
 from ..seats.claude import ClaudeClient, Usage, has_credentials
-from ..seats.infra import InfraFailure, InfraPolicy
+from ..seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
@@ -107,12 +107,17 @@ def computes(job: EpisodeJob) -> bool:
     return any(isinstance(p, PythonPolicy) for p in job.policies)
 
 
-def play_episode(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
-    """One episode on its own event loop and client (a Ray worker, a replay)."""
-    return asyncio.run(_play_with_own_client(job))
+def play_episode(
+    job: EpisodeJob, breaker: CircuitBreaker | None = None
+) -> EpisodeRow | VoidEpisode:
+    """One episode on its own event loop and client (a Ray worker, a replay); its
+    calls go through `breaker` (the run's, shared across processes) if given."""
+    return asyncio.run(_play_with_own_client(job, breaker))
 
 
-async def _play_with_own_client(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
+async def _play_with_own_client(
+    job: EpisodeJob, breaker: CircuitBreaker | None = None
+) -> EpisodeRow | VoidEpisode:
     claude = any(isinstance(p, ClaudePolicy) for p in job.policies) and has_credentials()
     db = LeagueDB(job.calls_to[0]) if job.calls_to and claude else None
     ledger = None
@@ -123,7 +128,9 @@ async def _play_with_own_client(job: EpisodeJob) -> EpisodeRow | VoidEpisode:
         if job.budget is not None:
             ledger = SharedLedger(db, league, job.budget)
     client = (
-        ClaudeClient(timeout=job.clock.llm_timeout_seconds, infra=job.infra, ledger=ledger)
+        ClaudeClient(
+            timeout=job.clock.llm_timeout_seconds, infra=job.infra, breaker=breaker, ledger=ledger
+        )
         if claude
         else None
     )

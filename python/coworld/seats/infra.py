@@ -5,7 +5,9 @@ a move: the client retries it with exponential backoff and jitter, honouring
 `retry-after`, for as long as the run's patience allows, then gives up with
 `InfraFailure` (the episode is void). A circuit breaker shared by every call of
 a run stops sending while most recent calls fail, lets one probe through at a
-time, and reopens the gate when the API answers.
+time, and reopens the gate when the API answers. When the calls of a run are in
+several processes (Ray), one `CircuitBreaker` holds the state where they all
+reach it and each process's breaker forwards to it (`SharedState`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import random
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import CoworldError
 
@@ -108,9 +110,40 @@ class Pause:
     until: float | None = None
 
 
+def outlasted(cause: str) -> InfraFailure:
+    """A pause longer than the call's patience."""
+    return InfraFailure(cause, f"API unavailable ({cause}) for longer than the patience")
+
+
+class SharedState(Protocol):
+    """The one `CircuitBreaker` of a run whose calls are in several processes,
+    reached from each of them (`league.ray_breaker`)."""
+
+    async def admit(self, patience: float) -> str | bool:
+        """Its `admit`, with the caller's patience left in seconds (clocks differ
+        between hosts); the cause instead of raising InfraFailure."""
+        ...
+
+    def record(self, ok: bool, cause: str | None, probe: bool) -> None: ...
+
+    def release_probe(self, probe: bool) -> None: ...
+
+    def view(self) -> tuple[list[Pause], int, int]:
+        """Its (pauses, waiting, probes)."""
+        ...
+
+
 @dataclass
 class CircuitBreaker:
-    """Shared by every call of a run (on one event loop)."""
+    """Shared by every call of a run (on one event loop).
+
+    With `shared`, the state is another process's breaker: this one forwards each
+    call's outcome to it and asks it to admit each call, except right after an
+    answer (the API is up; asking costs a round trip, about 0.5 ms CPU): so a
+    process sends at most one call past an opened breaker, as if it had been in
+    flight when it opened, then waits for it. Its `pauses`, `waiting` and
+    `probes` mirror that one's (read again at most every `VIEW_SECONDS`, when
+    `paused` is asked)."""
 
     policy: InfraPolicy = field(default_factory=InfraPolicy)
     outcomes: deque[bool] = field(default_factory=deque)
@@ -118,19 +151,31 @@ class CircuitBreaker:
     probes: int = 0
     #: Calls waiting for the gate to reopen right now.
     waiting: int = 0
+    #: The run's breaker in another process, or None: the state is here.
+    shared: SharedState | None = None
     _next_probe: float = 0.0
     _probe_delay: float = 0.0
     _probing: bool = False
+    _viewed: float = float("-inf")
+    _answered: bool = False  # shared: this process's last call was answered
+
+    VIEW_SECONDS = 0.05
 
     @property
     def paused(self) -> Pause | None:
         """The current pause, or None while the API answers."""
+        if self.shared is not None and time.monotonic() - self._viewed >= self.VIEW_SECONDS:
+            self.refresh()
         if self.pauses and self.pauses[-1].until is None:
             return self.pauses[-1]
         return None
 
     def record(self, ok: bool, cause: str | None = None, probe: bool = False) -> None:
         """A call's outcome. While paused, any answer resumes; a failed probe backs off."""
+        if self.shared is not None:
+            self._answered = ok
+            self.shared.record(ok, cause, probe)
+            return
         self.outcomes.append(ok)
         while len(self.outcomes) > self.policy.window:
             self.outcomes.popleft()
@@ -159,6 +204,13 @@ class CircuitBreaker:
         """Return when a call may be sent (True if it is the probe): at once while
         closed; while open, one probe per interval. Raises InfraFailure when
         `deadline` passes first."""
+        if self.shared is not None:
+            if self._answered:
+                return False
+            admitted = await self.shared.admit(deadline - time.monotonic())
+            if isinstance(admitted, str):
+                raise outlasted(admitted)
+            return admitted
         self.waiting += 1
         try:
             while (pause := self.paused) is not None:
@@ -168,10 +220,7 @@ class CircuitBreaker:
                     self.probes += 1
                     return True
                 if now >= deadline:
-                    raise InfraFailure(
-                        pause.cause,
-                        f"API unavailable ({pause.cause}) for longer than the patience",
-                    )
+                    raise outlasted(pause.cause)
                 await asyncio.sleep(min(0.05, max(deadline - now, 0.001)))
             return False
         finally:
@@ -179,5 +228,13 @@ class CircuitBreaker:
 
     def release_probe(self, probe: bool) -> None:
         """A call ended without an outcome (the model timed out, the task was cancelled)."""
-        if probe:
+        if self.shared is not None:
+            self.shared.release_probe(probe)
+        elif probe:
             self._probing = False
+
+    def refresh(self) -> None:
+        """Mirror the shared breaker's pauses, waiting calls and probes."""
+        if self.shared is not None:
+            self.pauses, self.waiting, self.probes = self.shared.view()
+            self._viewed = time.monotonic()

@@ -10,6 +10,7 @@ import json
 
 import anthropic
 
+from coworld.episode import play
 from coworld.league import LeagueRun
 from coworld.seats.claude import ClaudeClient
 
@@ -95,3 +96,20 @@ def test_a_league_restores_the_garbage_collector_settings(tmp_path, api):  # noq
     league.run()
     assert changed and changed[0][0] > before[0]
     assert gc.get_threshold() == before
+
+
+def test_a_python_policy_finds_every_earlier_ply_written_out(tmp_path):
+    """A seat that computes (a Python policy) decides after the files are written."""
+    out = tmp_path / "e.jsonl"
+    policy = tmp_path / "watcher.py"
+    policy.write_text(
+        "import json\n"
+        f"REPLAY = {str(out)!r}\n"
+        "def act(view, legal_moves):\n"
+        "    with open(REPLAY) as fh:\n"
+        "        plies = [json.loads(x) for x in fh if json.loads(x)['type'] == 'ply']\n"
+        "    assert len(plies) == view['plies'], (len(plies), view['plies'])\n"
+        "    return {'move': legal_moves[0]}\n"
+    )
+    results = play("connect-four", [str(policy), "random"], seed=3, out=out)
+    assert results["decisions"][0].get("policy", 0) > 2  # never the fallback

@@ -36,6 +36,9 @@ from .seats.python_policy import PythonPolicy, PythonSeat
 from .seats.reply import Reply
 
 TWO_SEAT_COLOURS = ("red", "blue")
+#: A scripted seat whose decisions took this long has the files written out before
+#: it decides (see `Episode._flush`).
+SLOW_PLY_SECONDS = 0.01
 
 
 @dataclass(frozen=True)
@@ -285,6 +288,8 @@ class Episode:
                 for s in range(self.seats):
                     self._observe(s)
                 break
+            if self._may_be_slow(seat):
+                self._flush()
             began = time.monotonic()
             decision = await self._decide(seat)
             self._slowest[seat] = max(self._slowest[seat], time.monotonic() - began)
@@ -306,6 +311,15 @@ class Episode:
         if asks_claude:
             return self.clock.worst_ply
         return max(self.clock.scripted_ply_seconds, self._slowest[seat])
+
+    def _may_be_slow(self, seat: int) -> bool:
+        """Whether the seat about to move may compute for long (a Python policy, or a
+        baseline that took 10 ms or more before): the files are written out first,
+        as before a model call, so a viewer does not wait on its computing."""
+        policy = self.policies[seat]
+        if isinstance(policy, PythonPolicy):
+            return True
+        return isinstance(policy, BaselinePolicy) and self._slowest[seat] >= SLOW_PLY_SECONDS
 
     def _play(self, seat: int, decision: Decision) -> None:
         reply = decision.reply or Reply(move=decision.move)

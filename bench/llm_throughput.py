@@ -18,7 +18,7 @@ on a shared machine a busy CPU starves the loop and lowers both figures.
 
 Creating an episode's two files (replay and calls sidecar) is timed on its own
 and printed as part of the figure: it is the kernel's work. On an ext4 file
-system without a journal (this project's CI machines), allocating an inode
+system without a journal (as on the machine this was measured on), allocating an inode
 skips, one by one, every inode of the directory's block group deleted in the
 last ~30 s, so where tests and earlier runs delete files (/tmp) a creation
 costs 0.2-1 ms instead of ~0.05. `--out DIR` puts the league's files in a new

@@ -15,6 +15,14 @@ settled), sampled every 10 ms; "steady" averages the samples taken while
 episodes were still waiting to be dispatched, "whole phase" adds the drain at
 the end, when fewer episodes than slots remain. The machine's load is printed:
 on a shared machine a busy CPU starves the loop and lowers both figures.
+
+Creating an episode's two files (replay and calls sidecar) is timed on its own
+and printed as part of the figure: it is the kernel's work. On an ext4 file
+system without a journal (as on the machine this was measured on), allocating an inode
+skips, one by one, every inode of the directory's block group deleted in the
+last ~30 s, so where tests and earlier runs delete files (/tmp) a creation
+costs 0.2-1 ms instead of ~0.05. `--out DIR` puts the league's files in a new
+temporary directory under DIR instead of the system's.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from coworld.episode import Episode
 from coworld.league import LeagueDB, LeagueRun, parse_league
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +52,7 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=256, help="episodes per pairing")
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--out", help="directory for the league's files (default: a temporary one)")
     args = ap.parse_args()
     server = subprocess.Popen(
         [sys.executable, "-m", "tests.mock_anthropic", str(args.latency)],
@@ -60,7 +70,7 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.out) as tmp:
         Path(tmp, "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
         config = parse_league(
             {
@@ -107,6 +117,18 @@ def run(args: argparse.Namespace) -> None:
                 done.set()
 
         league._run_claude = timed  # type: ignore[method-assign]
+        opening = {"cpu": 0.0, "files": 0}
+        open_outputs = Episode._open_outputs
+
+        def opened(episode: Episode) -> None:  # on the loop's thread: its CPU time
+            before = time.thread_time()
+            try:
+                open_outputs(episode)
+            finally:
+                opening["cpu"] += time.thread_time() - before
+                opening["files"] += len(episode._writers)
+
+        Episode._open_outputs = opened  # type: ignore[method-assign]
         import anthropic  # noqa: F401  (a one-time import, ~2 s of CPU, is not per decision)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -125,6 +147,11 @@ def run(args: argparse.Namespace) -> None:
     print(
         f"CPU per decision: {(user + system) / calls * 1e3:.2f} ms (user {user / calls * 1e3:.2f}"
         f" + system {system / calls * 1e3:.2f}; the league's one process, all threads)"
+    )
+    files = max(opening["files"], 1)
+    print(
+        f"  of which creating episode files: {opening['cpu'] / calls * 1e3:.2f} ms "
+        f"({opening['files']:,} files, {opening['cpu'] / files * 1e3:.2f} ms each)"
     )
     print(
         f"slots busy: {busy:.1f} of {args.concurrency} steady, {overall:.1f} over the whole "

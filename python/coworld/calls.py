@@ -14,11 +14,10 @@ Two guarantees:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import IO, Any
 
-from .replay import read_lines
+from .replay import encode_json, read_lines
 
 #: The largest a calls sidecar gets per episode, in bytes.
 CALLS_CAP_BYTES = 8 * 1024 * 1024
@@ -46,14 +45,19 @@ def move_prior_calls(replay: Path) -> Path | None:
 class CallsSidecar:
     """Writes call records, storing each distinct text once and keeping the cap."""
 
-    def __init__(self, replay: Path, cap: int = CALLS_CAP_BYTES) -> None:
+    def __init__(
+        self, replay: Path, cap: int = CALLS_CAP_BYTES, *, flush_each: bool = True
+    ) -> None:
         self.prior = move_prior_calls(replay)
         self.path = calls_path(replay)
         self.cap = cap
         self.size = 0
         self._texts: dict[str, int] = {}
         self._closed_by_cap = False
+        self._marker = _line({"type": "truncated", "capBytes": cap})
         self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
+        #: False: written out when the owner calls `flush` (see `JsonLinesWriter`).
+        self.flush_each = flush_each
 
     def _with_refs(self, record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
         """The record with each text stored once: (record, the texts it adds)."""
@@ -79,17 +83,23 @@ class CallsSidecar:
         bulk_room = self.cap - ACCOUNTING_ROOM_BYTES
         full, added = self._with_refs(record)
         line = _line(full)
-        if self.size + len(line.encode()) <= bulk_room:
+        size = _size(line)
+        if self.size + size <= bulk_room:
             self._texts.update(added)
         else:
             lean = {k: v for k, v in record.items() if k not in _BULK}
             line = _line({**lean, "bulk": "omitted"})
-        marker = _line({"type": "truncated", "capBytes": self.cap})
-        if self.size + len(line.encode()) + len(marker.encode()) > self.cap:
-            line, self._closed_by_cap = marker, True
+            size = _size(line)
+        if self.size + size + len(self._marker) > self.cap:  # the marker is ASCII
+            line, size, self._closed_by_cap = self._marker, len(self._marker), True
         self._fh.write(line)
-        self._fh.flush()
-        self.size += len(line.encode())
+        if self.flush_each:
+            self._fh.flush()
+        self.size += size
+
+    def flush(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
 
     def close(self) -> None:
         if self._fh is not None:
@@ -98,7 +108,12 @@ class CallsSidecar:
 
 
 def _line(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False) + "\n"
+    return encode_json(obj) + "\n"
+
+
+def _size(line: str) -> int:
+    """The line's size in UTF-8 bytes (an ASCII line without encoding it)."""
+    return len(line) if line.isascii() else len(line.encode())
 
 
 def expand_calls(path: str | Path) -> list[dict[str, Any]]:

@@ -36,6 +36,9 @@ from .seats.python_policy import PythonPolicy, PythonSeat
 from .seats.reply import Reply
 
 TWO_SEAT_COLOURS = ("red", "blue")
+#: A scripted seat whose decisions took this long has the files written out before
+#: it decides (see `Episode._flush`).
+SLOW_PLY_SECONDS = 0.01
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,7 @@ class Episode:
         self._check_policies()
         self.aliases = _core.aliases(self.seed, self.seats)
         self.notes = [""] * self.seats
+        self._labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
         self.usage = [Usage() for _ in range(self.seats)]
         self.origins: list[dict[str, int]] = [{} for _ in range(self.seats)]
         self.client = client
@@ -138,6 +142,7 @@ class Episode:
         self._last_seen: list[str | None] = [None] * self.seats
         self._revealed = 0  # revelation records of the full view already on a ply event
         self._slowest = [0.0] * self.seats  # each seat's slowest decision so far, seconds
+        self._systems: dict[str, str] = {}  # system prompts by operator prompt
 
     def _check_policies(self) -> None:
         if len(self.policies) != self.seats:
@@ -177,13 +182,16 @@ class Episode:
     def _open_outputs(self) -> None:
         if not self.out:
             return
-        self._writers["replay"] = JsonLinesWriter(self.out)
+        # Written out before each wait (`_flush`), not line by line: a kill leaves
+        # every event up to the model call in flight, at a write per call.
+        self._writers["replay"] = JsonLinesWriter(self.out, flush_each=False)
         if self.record_calls:
-            self._writers["calls"] = CallsSidecar(self.out)
+            self._writers["calls"] = CallsSidecar(self.out, flush_each=False)
         if self.seat_transcripts:
             for seat in range(self.seats):
                 name = f"seat{seat}"
-                self._writers[name] = JsonLinesWriter(self.out.with_suffix(f".{name}.jsonl"))
+                path = self.out.with_suffix(f".{name}.jsonl")
+                self._writers[name] = JsonLinesWriter(path, flush_each=False)
                 self._writers[name].write(
                     {
                         "type": "header",
@@ -236,6 +244,13 @@ class Episode:
             self._last_seen[seat] = seen
             writer.write({"type": "observation", "step": self.moves[seat], "view": view})
 
+    def _flush(self) -> None:
+        """Write out what the episode recorded so far: before anything it waits on
+        (a model call, a pause), so a viewer following the files sees each state the
+        model is asked about and a kill loses no decision already made."""
+        for w in self._writers.values():
+            w.flush()
+
     # ---- the loop -----------------------------------------------------------
 
     async def run(self) -> dict[str, Any]:
@@ -273,11 +288,14 @@ class Episode:
                 for s in range(self.seats):
                     self._observe(s)
                 break
+            if self._may_be_slow(seat):
+                self._flush()
             began = time.monotonic()
             decision = await self._decide(seat)
             self._slowest[seat] = max(self._slowest[seat], time.monotonic() - began)
             self._play(seat, decision)
             if self.clock.pace_seconds > 0:
+                self._flush()
                 await asyncio.sleep(self.clock.pace_seconds)
         results = dict(self.state.results or {})
         results["usage"] = [u.as_dict() for u in self.usage]
@@ -293,6 +311,15 @@ class Episode:
         if asks_claude:
             return self.clock.worst_ply
         return max(self.clock.scripted_ply_seconds, self._slowest[seat])
+
+    def _may_be_slow(self, seat: int) -> bool:
+        """Whether the seat about to move may compute for long (a Python policy, or a
+        baseline that took 10 ms or more before): the files are written out first,
+        as before a model call, so a viewer does not wait on its computing."""
+        policy = self.policies[seat]
+        if isinstance(policy, PythonPolicy):
+            return True
+        return isinstance(policy, BaselinePolicy) and self._slowest[seat] >= SLOW_PLY_SECONDS
 
     def _play(self, seat: int, decision: Decision) -> None:
         reply = decision.reply or Reply(move=decision.move)
@@ -330,8 +357,9 @@ class Episode:
         }
         event["revelations"] = self._new_revelations(event["view"])
         self._emit(event)
-        for s in range(self.seats):
-            self._observe(s)
+        if self.seat_transcripts:
+            for s in range(self.seats):
+                self._observe(s)
 
     def _new_revelations(self, view: Any) -> list[Any]:
         """The RFC-003 revelation records this ply added to the full view's list
@@ -344,8 +372,7 @@ class Episode:
 
     def _feed_line(self, before: Any, seat: int, move: str) -> str:
         """The spectator feed's line for this ply, in algebraic notation."""
-        labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
-        return self.family.feed_line(before, self.state, seat, move, labels)
+        return self.family.feed_line(before, self.state, seat, move, self._labels)
 
     # ---- deciding -----------------------------------------------------------
 
@@ -375,10 +402,16 @@ class Episode:
         return Decision(move, "fallback", cause, Reply(move=move), calls, usage)
 
     def _system_prompt(self, policy: ClaudePolicy) -> str:
+        known = self._systems.get(policy.prompt)
+        if known is not None:
+            return known
         rules = self.family.RULES_TEXT
         if isinstance(rules, Mapping):
             rules = rules[self.state.resolved_game]
-        return f"{rules}\n\n# Your operator's instructions\n\n{policy.prompt}"
+        text = self._systems[policy.prompt] = (
+            f"{rules}\n\n# Your operator's instructions\n\n{policy.prompt}"
+        )
+        return text
 
     async def _ask_claude(self, seat: int, policy: ClaudePolicy) -> Decision:
         if self.client is None:
@@ -421,6 +454,7 @@ class Episode:
         infrastructure failure the client could not outlast (`InfraFailure`) is not a
         decision: it ends the episode as void."""
         assert self.client is not None
+        self._flush()
         try:
             answer = await self.client.ask(policy, system, messages, self.on_usage)
         except ModelTimeout as err:

@@ -15,19 +15,32 @@ from .sdk.canonical import first_difference, short
 FORMAT_VERSION = 1
 
 
-class JsonLinesWriter:
-    """Append JSON objects as lines, flushing each one."""
+#: `json.dumps(obj, ensure_ascii=False)`, without building an encoder per call or
+#: tracking containers against cycles (events are trees): ~20% less CPU a line.
+encode_json = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
-    def __init__(self, path: str | Path) -> None:
+
+class JsonLinesWriter:
+    """Append JSON objects as lines, flushing each one; or, with `flush_each=False`,
+    when the owner calls `flush` (the episode runner does before each wait: a model
+    call, a pause, the end), so a file stays a valid prefix of what was decided."""
+
+    def __init__(self, path: str | Path, *, flush_each: bool = True) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
+        self.flush_each = flush_each
 
     def write(self, obj: dict[str, Any]) -> None:
         if self._fh is None:
             raise ValueError(f"{self.path} is closed")
-        self._fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self._fh.flush()
+        self._fh.write(encode_json(obj) + "\n")
+        if self.flush_each:
+            self._fh.flush()
+
+    def flush(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
 
     def close(self) -> None:
         if self._fh is not None:

@@ -11,7 +11,6 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
@@ -234,12 +233,20 @@ class ClaudeClient:
         self.infra = infra or (breaker.policy if breaker else InfraPolicy())
         self.breaker = breaker or CircuitBreaker(self.infra)
         self.ledger = ledger
+        self._prices: dict[tuple[str, tuple[float, float] | None], Price] = {}
         # The SDK's aiohttp backend (the `anthropic[aiohttp]` extra) costs about half
         # the CPU per call of its default httpx one; a proxy from the environment is
         # honoured by the default client only, so that case keeps it.
         http = anthropic.DefaultAioHttpClient(timeout=timeout + 5.0) if _direct(base_url) else None
+        # Without an OpenTelemetry tracer provider the client's spans record nothing and
+        # send no header, yet it builds each call's span attributes (~7% of its CPU);
+        # `open_telemetry=False` skips them. A configured provider keeps its spans.
         self._sdk = anthropic.AsyncAnthropic(
-            timeout=timeout + 5.0, max_retries=0, base_url=base_url, http_client=http
+            timeout=timeout + 5.0,
+            max_retries=0,
+            base_url=base_url,
+            http_client=http,
+            open_telemetry=None if _tracing_configured() else False,
         )
 
     async def ask(
@@ -252,10 +259,11 @@ class ClaudeClient:
         """One answer, after as many infrastructure retries as the patience allows.
         With a ledger, each request reserves its worst case first (BudgetExhausted
         when it does not fit); `on_usage` hears each answer's usage at once."""
-        from .budget import worst_case
+        worst = None
+        if self.ledger is not None:
+            from .budget import worst_case
 
-        worst = worst_case(policy, system, messages) if self.ledger else None
-        if self.ledger is not None and worst is not None:
+            worst = worst_case(policy, system, messages)
             self.ledger.reserve(worst)
         usage: Usage | None = None
         try:
@@ -302,7 +310,7 @@ class ClaudeClient:
                 self.breaker.release_probe(probe)
                 raise
             self.breaker.record(True, probe=probe)
-            usage = usage_of(policy.model, SimpleNamespace(**response["usage"]), policy.price)
+            usage = self._usage(policy, response["usage"])
             content = response.get("content") or []
             thinking = [b["thinking"] for b in content if b.get("type") == "thinking"]
             return Answer(
@@ -314,6 +322,22 @@ class ClaudeClient:
                 waited=started - entered,
                 infra_retries=retries,
             )
+
+    def _usage(self, policy: ClaudePolicy, raw: Mapping[str, Any]) -> Usage:
+        """`usage_of`, with each policy's price looked up once per client."""
+        key = (policy.model, policy.price)
+        price = self._prices.get(key)
+        if price is None:
+            price = self._prices[key] = price_of(policy.model, policy.price)
+        u = Usage(
+            input_tokens=raw.get("input_tokens") or 0,
+            output_tokens=raw.get("output_tokens") or 0,
+            cache_creation_input_tokens=raw.get("cache_creation_input_tokens") or 0,
+            cache_read_input_tokens=raw.get("cache_read_input_tokens") or 0,
+            calls=1,
+        )
+        u.cost_usd = price.cost(u)
+        return u
 
     async def _send(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
@@ -338,6 +362,18 @@ class ClaudeClient:
 
     async def close(self) -> None:
         await self._sdk.close()
+
+
+def _tracing_configured() -> bool:
+    """Whether OpenTelemetry has a tracer provider to give the client's spans to (set
+    by the application, or named by `OTEL_PYTHON_TRACER_PROVIDER`)."""
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return False
+    if os.environ.get("OTEL_PYTHON_TRACER_PROVIDER"):
+        return True
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
 def _direct(base_url: str | None) -> bool:

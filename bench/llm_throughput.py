@@ -128,7 +128,8 @@ def run(args: argparse.Namespace) -> None:
                 opening["cpu"] += time.thread_time() - before
                 opening["files"] += len(episode._writers)
 
-        Episode._open_outputs = opened  # type: ignore[method-assign]
+        if not os.environ.get("BENCH_NO_OPEN_TIMING"):
+            Episode._open_outputs = opened  # type: ignore[method-assign]
         import anthropic  # noqa: F401  (a one-time import, ~2 s of CPU, is not per decision)
 
         sampler = threading.Thread(target=sample, daemon=True)

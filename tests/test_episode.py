@@ -623,3 +623,28 @@ def test_a_slow_scripted_seat_s_worst_ply_is_its_slowest_so_far(monkeypatch):
     monkeypatch.setattr(Episode, "_decide", slow)
     results = asyncio.run(episode.run())
     assert results["reason"] == "deadline" and results["plies"] == 2
+
+
+def test_replay_lines_read_back_as_the_standard_library_writes_them(tmp_path):
+    """Lines are written by orjson: each reads back (`json.loads`) as the standard
+    library's own encoding of the event does: int keys as strings, tuples as
+    lists, non-ASCII text as is, floats to the same value, key order kept."""
+    from coworld.replay import JsonLinesWriter, read_lines
+
+    event = {
+        "type": "ply",
+        "z": 1,
+        "a": {"3": 1, 2: [1.5, 0.1 + 0.2, 1e-7, 12345678901234567890, -3]},
+        "t": (1, 'é♟\n"q"', None, True),
+        "cost": round(0.0012345678, 6),
+    }
+    path = tmp_path / "r.jsonl"
+    writer = JsonLinesWriter(path)
+    writer.write(event)
+    writer.write({"type": "results"})
+    writer.close()
+    (_, back), (_, last) = read_lines(path)
+    assert back == json.loads(json.dumps(event, ensure_ascii=False))
+    assert list(back) == list(event) and list(back["a"]) == ["3", "2"]
+    assert last == {"type": "results"}
+    assert path.read_bytes().count(b"\n") == 2 and "é♟".encode() in path.read_bytes()

@@ -119,7 +119,7 @@ def _grid(view: Mapping[str, Any], cells: Mapping[str, int]) -> list[str]:
     """A square board, top rank first, with file letters above and below."""
     header, ranks = _grid_frame(view["files"], view["ranks"])
     rows = [header]
-    for rank, names, left, right in ranks:
+    for names, left, right in ranks:
         marks = [MARKS[cells[c]] if c in cells else "." for c in names]
         rows.append(left + " ".join(marks) + right)
     rows.append(header)
@@ -127,15 +127,13 @@ def _grid(view: Mapping[str, Any], cells: Mapping[str, int]) -> list[str]:
 
 
 @functools.cache
-def _grid_frame(
-    files: int, ranks: int
-) -> tuple[str, tuple[tuple[int, tuple[str, ...], str, str], ...]]:
+def _grid_frame(files: int, ranks: int) -> tuple[str, tuple[tuple[tuple[str, ...], str, str], ...]]:
     """A board size's header and, per rank from the top, its cell names and margins
     (the same for every observation of the size: built once)."""
     letters = "abcdefghi"[:files]
     header = "    " + " ".join(letters)
     return header, tuple(
-        (rank, tuple(f"{f}{rank}" for f in letters), f"{rank:>2}  ", f"  {rank}")
+        (tuple(f"{f}{rank}" for f in letters), f"{rank:>2}  ", f"  {rank}")
         for rank in range(ranks, 0, -1)
     )
 

@@ -2,7 +2,7 @@
 league of Claude episodes at concurrency 64 against the local Messages API server
 (run in its own process, so its CPU is not billed here) answering after 200 ms.
 
-    .venv/bin/python bench/llm_throughput.py [--episodes 128] [--latency 0.2]
+    .venv/bin/python bench/llm_throughput.py [--episodes 128] [--latency 0.2] [--stub-sdk]
 
 Targets (issue 13): under 1 ms of CPU per decision, and about 60 of 64 slots
 busy on average while the league plays.
@@ -22,7 +22,12 @@ system without a journal (as on the machine this was measured on), allocating an
 skips, one by one, every inode of the directory's block group deleted in the
 last ~30 s, so where tests and earlier runs delete files (/tmp) a creation
 costs 0.2-1 ms instead of ~0.05. `--out DIR` puts the league's files in a new
-temporary directory under DIR instead of the system's.
+directory under DIR instead of a temporary one of the system's, and keeps them.
+
+`--stub-sdk` answers each request in process after the latency instead of
+sending it: what is left is the league's own CPU per decision (episodes, files,
+database, threads), steadier than the whole figure on a loaded machine (~0.25
+ms where the whole is ~0.9; the SDK's request path alone is ~0.55).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
+import contextlib
 import resource
 import subprocess
 import sys
@@ -53,7 +59,15 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--out", help="directory for the league's files (default: a temporary one)")
+    ap.add_argument(
+        "--stub-sdk",
+        action="store_true",
+        help="answer each request with a canned reply after the latency instead of "
+        "sending it: the league's own CPU per decision, without the SDK's",
+    )
     args = ap.parse_args()
+    if args.stub_sdk:
+        stub_sdk(args.latency)
     server = subprocess.Popen(
         [sys.executable, "-m", "tests.mock_anthropic", str(args.latency)],
         cwd=ROOT,
@@ -69,8 +83,35 @@ def main() -> None:
         server.kill()
 
 
+def stub_sdk(latency: float) -> None:
+    """Replace the request (`ClaudeClient._send`) by a legal move after `latency`:
+    everything else (episodes, files, sidecar, ledger, breaker, database) runs as is."""
+    import asyncio
+    import json
+    import re
+
+    from coworld.seats.claude import ClaudeClient
+
+    legal = re.compile(r"Legal moves \(\d+\): ([^,\n]+)")
+
+    async def send(self: ClaudeClient, policy: object, system: str, messages: list) -> dict:
+        await asyncio.sleep(latency)
+        found = legal.search(messages[-1]["content"])
+        text = json.dumps({"move": found.group(1).strip() if found else "?"})
+        return {
+            "content": [{"type": "text", "text": text}],
+            "usage": {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 50},
+            "stop_reason": "end_turn",
+        }
+
+    ClaudeClient._send = send  # type: ignore[method-assign,assignment]
+
+
 def run(args: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory(dir=args.out) as tmp:
+    # With --out the files are kept: deleting them would slow the next run's file
+    # creation for ~30 s (see above), and a league never deletes its files.
+    kept = tempfile.mkdtemp(dir=args.out) if args.out else None
+    with contextlib.nullcontext(kept) if kept else tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
         config = parse_league(
             {
@@ -128,7 +169,8 @@ def run(args: argparse.Namespace) -> None:
                 opening["cpu"] += time.thread_time() - before
                 opening["files"] += len(episode._writers)
 
-        Episode._open_outputs = opened  # type: ignore[method-assign]
+        if not os.environ.get("BENCH_NO_OPEN_TIMING"):
+            Episode._open_outputs = opened  # type: ignore[method-assign]
         import anthropic  # noqa: F401  (a one-time import, ~2 s of CPU, is not per decision)
 
         sampler = threading.Thread(target=sample, daemon=True)

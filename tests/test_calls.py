@@ -68,3 +68,22 @@ def test_the_sidecar_never_grows_past_its_cap(tmp_path):
     assert path.read_text().count("rules " * 1000) == 1
     assert all(x["usage"] == {"input_tokens": 10} for x in lean)
     assert len(expand_calls(path)) == len(lines)
+
+
+def test_the_sidecar_counts_its_size_in_bytes_and_makes_its_directory(tmp_path):
+    """Non-ASCII text counts by its UTF-8 bytes (the cap is on the file's size); a
+    missing directory is made; an empty earlier sidecar is not kept as a prior."""
+    replay = tmp_path / "new" / "e.jsonl"
+    sidecar = CallsSidecar(replay)
+    for n in range(3):
+        sidecar.write({"type": "call", "ply": n, "system": "règles ♟", "raw": "é" * n})
+    sidecar.close()
+    path = tmp_path / "new" / "e.calls.jsonl"
+    assert sidecar.size == path.stat().st_size > 0
+    assert [c["system"] for c in expand_calls(path)] == ["règles ♟"] * 3
+    path.write_bytes(b"")
+    again = CallsSidecar(replay)
+    again.close()
+    assert again.prior is None and sorted(p.name for p in path.parent.iterdir()) == [
+        "e.calls.jsonl"
+    ]

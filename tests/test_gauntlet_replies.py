@@ -210,3 +210,49 @@ def test_extract_json_object_never_raises_anything_else() -> None:
     for bad in (None, 3, "", "{", "[1, 2]", "{" * 100000):
         with pytest.raises(ReplyRejected):
             extract_json_object(bad)
+
+
+def _grid_as_first_written(view, cells):
+    """`gauntlet._grid` before its frames were cached: the reference text."""
+    files = "abcdefghi"[: view["files"]]
+    header = "    " + " ".join(files)
+    rows = [header]
+    for rank in range(view["ranks"], 0, -1):
+        marks = [
+            gauntlet.MARKS[cells[f"{f}{rank}"]] if f"{f}{rank}" in cells else "." for f in files
+        ]
+        rows.append(f"{rank:>2}  " + " ".join(marks) + f"  {rank}")
+    rows.append(header)
+    return rows
+
+
+@pytest.mark.parametrize("game_id", ["rotate", *coworld.games.ROTATION])
+def test_observation_text_is_the_text_of_the_uncached_board(game_id, monkeypatch):
+    """Every observation along a game (both seats) is the text the uncached board
+    drawing gives, character for character."""
+    state = coworld.game(game_id).init(seed=3)
+    texts = []
+    while True:
+        for seat in (0, 1):
+            texts.append(
+                gauntlet.observation_text(
+                    state, seat, notes="n", operator_prompt="Win.", aliases=["ann", "bob"]
+                )
+            )
+        if state.is_terminal:
+            break
+        state = state.apply(state.baseline_move("random"))
+    monkeypatch.setattr(gauntlet, "_grid", _grid_as_first_written)
+    state = coworld.game(game_id).init(seed=3)
+    reference = []
+    while True:
+        for seat in (0, 1):
+            reference.append(
+                gauntlet.observation_text(
+                    state, seat, notes="n", operator_prompt="Win.", aliases=["ann", "bob"]
+                )
+            )
+        if state.is_terminal:
+            break
+        state = state.apply(state.baseline_move("random"))
+    assert texts == reference and len(texts) > 4

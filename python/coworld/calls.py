@@ -14,10 +14,11 @@ Two guarantees:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import IO, Any
 
-from .replay import encode_json, read_lines
+from .replay import create_file, encode_line, read_lines
 
 #: The largest a calls sidecar gets per episode, in bytes.
 CALLS_CAP_BYTES = 8 * 1024 * 1024
@@ -33,7 +34,10 @@ def calls_path(replay: Path) -> Path:
 def move_prior_calls(replay: Path) -> Path | None:
     """Move an earlier attempt's sidecar aside (never overwrite paid-for calls)."""
     current = calls_path(replay)
-    if not current.exists() or current.stat().st_size == 0:
+    try:
+        if os.stat(current).st_size == 0:
+            return None
+    except FileNotFoundError:
         return None
     n = 1
     while (aside := replay.with_suffix(f".prior-{n}.calls.jsonl")).exists():
@@ -48,14 +52,22 @@ class CallsSidecar:
     def __init__(
         self, replay: Path, cap: int = CALLS_CAP_BYTES, *, flush_each: bool = True
     ) -> None:
-        self.prior = move_prior_calls(replay)
         self.path = calls_path(replay)
+        self.prior: Path | None = None
+        try:  # the common case, no earlier sidecar: one system call, no check first
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            self.prior = move_prior_calls(replay)
+            self._fh: IO[bytes] | None = create_file(self.path)
+        except FileNotFoundError:  # no directory yet
+            self._fh = create_file(self.path)
+        else:
+            self._fh = open(fd, "wb")  # noqa: SIM115 (closed by `close`)
         self.cap = cap
         self.size = 0
         self._texts: dict[str, int] = {}
         self._closed_by_cap = False
         self._marker = _line({"type": "truncated", "capBytes": cap})
-        self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
         #: False: written out when the owner calls `flush` (see `JsonLinesWriter`).
         self.flush_each = flush_each
 
@@ -83,14 +95,14 @@ class CallsSidecar:
         bulk_room = self.cap - ACCOUNTING_ROOM_BYTES
         full, added = self._with_refs(record)
         line = _line(full)
-        size = _size(line)
+        size = len(line)
         if self.size + size <= bulk_room:
             self._texts.update(added)
         else:
             lean = {k: v for k, v in record.items() if k not in _BULK}
             line = _line({**lean, "bulk": "omitted"})
-            size = _size(line)
-        if self.size + size + len(self._marker) > self.cap:  # the marker is ASCII
+            size = len(line)
+        if self.size + size + len(self._marker) > self.cap:
             line, size, self._closed_by_cap = self._marker, len(self._marker), True
         self._fh.write(line)
         if self.flush_each:
@@ -107,13 +119,9 @@ class CallsSidecar:
             self._fh = None
 
 
-def _line(obj: dict[str, Any]) -> str:
-    return encode_json(obj) + "\n"
-
-
-def _size(line: str) -> int:
-    """The line's size in UTF-8 bytes (an ASCII line without encoding it)."""
-    return len(line) if line.isascii() else len(line.encode())
+def _line(obj: dict[str, Any]) -> bytes:
+    """The record's line in UTF-8 bytes (its size in the file is its length)."""
+    return encode_line(obj)
 
 
 def expand_calls(path: str | Path) -> list[dict[str, Any]]:

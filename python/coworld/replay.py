@@ -5,9 +5,12 @@ recorded moves and verifies every event and the results."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+import orjson
 
 from .errors import CoworldError
 from .sdk.canonical import first_difference, short
@@ -15,9 +18,26 @@ from .sdk.canonical import first_difference, short
 FORMAT_VERSION = 1
 
 
-#: `json.dumps(obj, ensure_ascii=False)`, without building an encoder per call or
-#: tracking containers against cycles (events are trees): ~20% less CPU a line.
-encode_json = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+#: One JSON line as UTF-8 bytes, newline included: orjson (compact separators,
+#: insertion order, int keys as strings as `json` writes them), ~5x cheaper a line
+#: than the standard library's encoder. Readers parse lines with `json.loads`.
+_LINE_OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
+
+
+def encode_line(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=_LINE_OPTIONS)
+
+
+def create_file(path: str | Path) -> IO[bytes]:
+    """`path` opened for writing from scratch (binary, buffered), its directory
+    made only when it is missing: no check before the common case (one system
+    call to create the file, and FileIO's one fstat)."""
+    name = os.fspath(path)
+    try:
+        return open(name, "wb")  # noqa: SIM115 (the writer owns and closes it)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(name) or ".", exist_ok=True)
+        return open(name, "wb")  # noqa: SIM115
 
 
 class JsonLinesWriter:
@@ -26,15 +46,14 @@ class JsonLinesWriter:
     call, a pause, the end), so a file stays a valid prefix of what was decided."""
 
     def __init__(self, path: str | Path, *, flush_each: bool = True) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
+        self.path = path
+        self._fh: IO[bytes] | None = create_file(path)
         self.flush_each = flush_each
 
     def write(self, obj: dict[str, Any]) -> None:
         if self._fh is None:
             raise ValueError(f"{self.path} is closed")
-        self._fh.write(encode_json(obj) + "\n")
+        self._fh.write(orjson.dumps(obj, option=_LINE_OPTIONS))
         if self.flush_each:
             self._fh.flush()
 

@@ -4,6 +4,7 @@ position the core reports and words it for a model."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -116,14 +117,25 @@ def _seat_name(seat: int, aliases: Sequence[str]) -> str:
 
 def _grid(view: Mapping[str, Any], cells: Mapping[str, int]) -> list[str]:
     """A square board, top rank first, with file letters above and below."""
-    files = "abcdefghi"[: view["files"]]
-    header = "    " + " ".join(files)
+    header, ranks = _grid_frame(view["files"], view["ranks"])
     rows = [header]
-    for rank in range(view["ranks"], 0, -1):
-        marks = [MARKS[cells[f"{f}{rank}"]] if f"{f}{rank}" in cells else "." for f in files]
-        rows.append(f"{rank:>2}  " + " ".join(marks) + f"  {rank}")
+    for names, left, right in ranks:
+        marks = [MARKS[cells[c]] if c in cells else "." for c in names]
+        rows.append(left + " ".join(marks) + right)
     rows.append(header)
     return rows
+
+
+@functools.cache
+def _grid_frame(files: int, ranks: int) -> tuple[str, tuple[tuple[tuple[str, ...], str, str], ...]]:
+    """A board size's header and, per rank from the top, its cell names and margins
+    (the same for every observation of the size: built once)."""
+    letters = "abcdefghi"[:files]
+    header = "    " + " ".join(letters)
+    return header, tuple(
+        (tuple(f"{f}{rank}" for f in letters), f"{rank:>2}  ", f"  {rank}")
+        for rank in range(ranks, 0, -1)
+    )
 
 
 def _hex_board(view: Mapping[str, Any]) -> list[str]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import queue
 import threading
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Protocol, TypeVar
 
 from ..errors import ConfigError
@@ -73,6 +74,10 @@ class LocalBackend:
         a second Ctrl-C cancels them (each comes back void, `interrupted`)."""
         if shared.client is not None:
             self._clients.add(shared.client)
+        # Each episode's future puts itself here when done: one blocking get per
+        # finished episode, instead of `wait` over every pending future each time
+        # (which locks and unlocks all of them, twice, per episode).
+        done: queue.SimpleQueue[Future[Played]] = queue.SimpleQueue()
         pending: set[Future[Played]] = set()
         source = iter(jobs)
         while True:
@@ -81,17 +86,25 @@ class LocalBackend:
                     job = next(source, None)
                     if job is None:
                         break
-                    pending.add(self._start(job, shared, concurrency))
+                    future = self._start(job, shared, concurrency)
+                    pending.add(future)
+                    future.add_done_callback(done.put)
                 if not pending:
                     return
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                finished = done.get()
             except KeyboardInterrupt:
                 if self.interrupted:
                     self._cancel_all()
                 self.interrupted = True
+                # whatever the interrupt cut short (a future taken off the queue, one
+                # not yet given its callback): each pending future is queued again
+                # when done (the check below drops one seen twice)
+                for f in pending:
+                    f.add_done_callback(done.put)
                 continue
-            for f in finished:
-                yield f.result()
+            if finished in pending:
+                pending.remove(finished)
+                yield finished.result()
 
     def _start(self, job: EpisodeJob, shared: Shared, concurrency: int) -> Future[Played]:
         """Claude and baseline seats wait on the network: a task of the event loop.

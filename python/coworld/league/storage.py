@@ -162,7 +162,15 @@ class Block:
 
 
 def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    """The time, UTC, to the second (formatted once a second: a call's row needs it)."""
+    second = int(time.time())
+    known = _NOW
+    if known[0] != second:
+        known = _NOW[:] = [second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))]
+    return str(known[1])
+
+
+_NOW: list[int | str] = [-1, ""]
 
 
 _DTYPES = {"seed": "<i8", "score": "<i4", "plies": "<u4", "ending": "u1", "played": "u1"}

@@ -161,6 +161,25 @@ def test_play_cli_fields_a_python_policy(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+def test_play_says_who_it_waits_for_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    import io
+
+    from rich.console import Console
+
+    from coworld import cli
+
+    monkeypatch.chdir(tmp_path)
+    args = ["play", "connect-four", "-s", str(EXAMPLES / "random_bot.py"), "-s", "tactician"]
+    args += ["--seed", "5"]
+    assert cli.main(args) == 0
+    plain = capsys.readouterr().out
+    assert "red plays" in plain and "waiting for" not in plain  # piped: no status line
+    screen = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=screen, force_terminal=True, width=120))
+    assert cli.main(args) == 0
+    assert "waiting for cog-" in screen.getvalue() and "(random_bot)" in screen.getvalue()
+
+
 def test_play_without_a_seed_names_the_replay_after_the_seed_it_drew(tmp_path):
     cmd = [sys.executable, "-m", "coworld.cli", "play", "connect-four", "-s", "random", "-s"]
     cmd += ["random"]

@@ -407,7 +407,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 def _cmd_play(args: argparse.Namespace) -> int:
     from .episode import Clock, Episode, seat_label
     from .seats.claude import has_credentials
-    from .seats.policy import ClaudePolicy, load_policy
+    from .seats.policy import BaselinePolicy, ClaudePolicy, load_policy
 
     for flag, value in (("--budget", args.budget), ("--timeout", args.timeout)):
         if value <= 0:
@@ -430,6 +430,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
             say = f'  "{event["say"]}"' if event.get("say") else ""
             # markers like [fallback: timeout] and model text are shown literally
             console.print(f"{event['ply'] + 1:>4}  " + escape(f"{event['feed']}{origin}{say}"))
+            if waiting is not None:
+                waiting.update(thinking(episode.state.active_seat))
         elif event["type"] == "deadline":
             console.print("[yellow]wall clock: the episode settles now[/]")
 
@@ -464,7 +466,23 @@ def _cmd_play(args: argparse.Namespace) -> int:
         Path(out).write_text("")  # the viewer may open the stream before the first line
         viewer = ViewerServer(Path(out).parent, port=args.port).start()
         console.print(f"live: [bold]{viewer.url}/episode?path={Path(out).name}&live=1[/]")
-    results = asyncio.run(episode.run())
+
+    # A model or a Python policy may take seconds a move: say who the feed waits on
+    # (a terminal only; the status line is erased when the next move prints).
+    def thinking(seat: int | None) -> str:
+        if seat is None or isinstance(policies[seat], BaselinePolicy):
+            return "playing"
+        return escape(f"waiting for {episode.aliases[seat]} ({policies[seat].name})")
+
+    waiting = None
+    if not all(isinstance(p, BaselinePolicy) for p in policies):
+        waiting = console.status(thinking(episode.state.active_seat))
+        waiting.start()
+    try:
+        results = asyncio.run(episode.run())
+    finally:
+        if waiting is not None:
+            waiting.stop()
     winner = results.get("winner")
     who = (
         "draw"

@@ -69,6 +69,9 @@ pub fn hex_grid(n: usize) -> &'static HexGrid {
 /// loop whose length depends on the stones (its exit would mispredict): the
 /// 4 x 4 board (dark-hex-4) looks the answer up in a table, the 5 x 5 board
 /// runs [`HEX5`] over its five lanes.
+/// Those two answer whether `own` joins the edges at all, not only through
+/// `cell`: the same in every reachable game (the first connection ends it),
+/// but not on boards `ismcts` samples, whose hidden stones may already join.
 #[inline(always)]
 pub fn hex_connects_through(n: usize, own: Cells, cell: usize, seat: usize) -> bool {
     match n {

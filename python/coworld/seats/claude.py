@@ -178,16 +178,16 @@ class Usage:
         return d
 
 
-def usage_of(model: str, raw: Any, price: tuple[float, float] | None = None) -> Usage:
-    """Usage (with cost) from a Messages API `usage` object."""
+def usage_of(raw: Mapping[str, Any], price: Price) -> Usage:
+    """Usage (with cost at `price`) from a Messages API answer's `usage` object."""
     u = Usage(
-        input_tokens=getattr(raw, "input_tokens", 0) or 0,
-        output_tokens=getattr(raw, "output_tokens", 0) or 0,
-        cache_creation_input_tokens=getattr(raw, "cache_creation_input_tokens", 0) or 0,
-        cache_read_input_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
+        input_tokens=raw.get("input_tokens") or 0,
+        output_tokens=raw.get("output_tokens") or 0,
+        cache_creation_input_tokens=raw.get("cache_creation_input_tokens") or 0,
+        cache_read_input_tokens=raw.get("cache_read_input_tokens") or 0,
         calls=1,
     )
-    u.cost_usd = price_of(model, price).cost(u)
+    u.cost_usd = price.cost(u)
     return u
 
 
@@ -329,15 +329,7 @@ class ClaudeClient:
         price = self._prices.get(key)
         if price is None:
             price = self._prices[key] = price_of(policy.model, policy.price)
-        u = Usage(
-            input_tokens=raw.get("input_tokens") or 0,
-            output_tokens=raw.get("output_tokens") or 0,
-            cache_creation_input_tokens=raw.get("cache_creation_input_tokens") or 0,
-            cache_read_input_tokens=raw.get("cache_read_input_tokens") or 0,
-            calls=1,
-        )
-        u.cost_usd = price.cost(u)
-        return u
+        return usage_of(raw, price)
 
     async def _send(
         self, policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]

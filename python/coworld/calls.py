@@ -67,7 +67,7 @@ class CallsSidecar:
         self.size = 0
         self._texts: dict[str, int] = {}
         self._closed_by_cap = False
-        self._marker = _line({"type": "truncated", "capBytes": cap})
+        self._marker = encode_line({"type": "truncated", "capBytes": cap})
         #: False: written out when the owner calls `flush` (see `JsonLinesWriter`).
         self.flush_each = flush_each
 
@@ -94,13 +94,13 @@ class CallsSidecar:
             return
         bulk_room = self.cap - ACCOUNTING_ROOM_BYTES
         full, added = self._with_refs(record)
-        line = _line(full)
+        line = encode_line(full)
         size = len(line)
         if self.size + size <= bulk_room:
             self._texts.update(added)
         else:
             lean = {k: v for k, v in record.items() if k not in _BULK}
-            line = _line({**lean, "bulk": "omitted"})
+            line = encode_line({**lean, "bulk": "omitted"})
             size = len(line)
         if self.size + size + len(self._marker) > self.cap:
             line, size, self._closed_by_cap = self._marker, len(self._marker), True
@@ -117,11 +117,6 @@ class CallsSidecar:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
-
-
-def _line(obj: dict[str, Any]) -> bytes:
-    """The record's line in UTF-8 bytes (its size in the file is its length)."""
-    return encode_line(obj)
 
 
 def expand_calls(path: str | Path) -> list[dict[str, Any]]:

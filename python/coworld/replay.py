@@ -25,6 +25,7 @@ _LINE_OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
 
 
 def encode_line(obj: Any) -> bytes:
+    """The object's line in UTF-8 bytes (its size in a file is its length)."""
     return orjson.dumps(obj, option=_LINE_OPTIONS)
 
 
@@ -53,7 +54,7 @@ class JsonLinesWriter:
     def write(self, obj: dict[str, Any]) -> None:
         if self._fh is None:
             raise ValueError(f"{self.path} is closed")
-        self._fh.write(orjson.dumps(obj, option=_LINE_OPTIONS))
+        self._fh.write(encode_line(obj))
         if self.flush_each:
             self._fh.flush()
 

@@ -13,6 +13,7 @@ episodes in flight and never records one twice or half; a rerun skips what is do
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
@@ -163,14 +164,12 @@ class Block:
 
 def now() -> str:
     """The time, UTC, to the second (formatted once a second: a call's row needs it)."""
-    second = int(time.time())
-    known = _NOW
-    if known[0] != second:
-        known = _NOW[:] = [second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))]
-    return str(known[1])
+    return _utc(int(time.time()))
 
 
-_NOW: list[int | str] = [-1, ""]
+@functools.lru_cache(maxsize=1)
+def _utc(second: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
 
 
 _DTYPES = {"seed": "<i8", "score": "<i4", "plies": "<u4", "ending": "u1", "played": "u1"}

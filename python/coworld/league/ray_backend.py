@@ -19,6 +19,7 @@ What Ray episodes share with the local backend's:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -100,11 +101,9 @@ class RayBackend:
         if self._actor is None:
             return
         if self._breaker is not None:
-            try:
+            # an actor already gone leaves the run's breaker with its last view
+            with contextlib.suppress(self.ray.exceptions.RayError):
                 self._breaker.refresh()
-            except self.ray.exceptions.RayError:
-                pass  # the actor is gone: the run's breaker keeps its last view
-            finally:
-                self._breaker.shared = None
+            self._breaker.shared = None
         self.ray.kill(self._actor)
         self._actor = None

@@ -226,10 +226,8 @@ def _grid_as_first_written(view, cells):
     return rows
 
 
-@pytest.mark.parametrize("game_id", ["rotate", *coworld.games.ROTATION])
-def test_observation_text_is_the_text_of_the_uncached_board(game_id, monkeypatch):
-    """Every observation along a game (both seats) is the text the uncached board
-    drawing gives, character for character."""
+def _observations_of_a_random_game(game_id):
+    """Both seats' observation texts at every ply of one random game."""
     state = coworld.game(game_id).init(seed=3)
     texts = []
     while True:
@@ -240,19 +238,15 @@ def test_observation_text_is_the_text_of_the_uncached_board(game_id, monkeypatch
                 )
             )
         if state.is_terminal:
-            break
+            return texts
         state = state.apply(state.baseline_move("random"))
+
+
+@pytest.mark.parametrize("game_id", ["rotate", *coworld.games.ROTATION])
+def test_observation_text_is_the_text_of_the_uncached_board(game_id, monkeypatch):
+    """Every observation along a game (both seats) is the text the uncached board
+    drawing gives, character for character."""
+    texts = _observations_of_a_random_game(game_id)
     monkeypatch.setattr(gauntlet, "_grid", _grid_as_first_written)
-    state = coworld.game(game_id).init(seed=3)
-    reference = []
-    while True:
-        for seat in (0, 1):
-            reference.append(
-                gauntlet.observation_text(
-                    state, seat, notes="n", operator_prompt="Win.", aliases=["ann", "bob"]
-                )
-            )
-        if state.is_terminal:
-            break
-        state = state.apply(state.baseline_move("random"))
+    reference = _observations_of_a_random_game(game_id)
     assert texts == reference and len(texts) > 4

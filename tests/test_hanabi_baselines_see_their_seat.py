@@ -111,22 +111,28 @@ def random_history(
     return h
 
 
-@pytest.mark.parametrize("seats", [2, 3, 4, 5])
-def test_every_baseline_is_a_function_of_the_movers_view(seats):
-    rng = random.Random(seats)
-    compared, hand_changed = 0, 0
+def redeals(seats, rng, movers=BASELINES):
+    """40 random histories, each replayed on 3 deals its mover cannot tell apart:
+    (history, replayed state, deck, whether the mover's own cards changed)."""
     for _ in range(40):
-        h = random_history(seats, rng, turns=rng.randrange(0, 70))
+        h = random_history(seats, rng, turns=rng.randrange(0, 70), movers=movers)
         mover = h.state.active_seat
         for _ in range(3):
             deck = indistinguishable_deal(h, rng)
             other = h.replay(deck)
             assert other.view_for(mover) == h.state.view_for(mover)
-            hand_changed += other.view()["hands"][mover] != h.state.view()["hands"][mover]
-            for name in BASELINES:
-                moves = h.state.baseline_move(name), other.baseline_move(name)
-                assert moves[0] == moves[1], (name, h.moves, h.deck, deck)
-                compared += 1
+            yield h, other, deck, other.view()["hands"][mover] != h.state.view()["hands"][mover]
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_every_baseline_is_a_function_of_the_movers_view(seats):
+    compared, hand_changed = 0, 0
+    for h, other, deck, changed in redeals(seats, random.Random(seats)):
+        hand_changed += changed
+        for name in BASELINES:
+            moves = h.state.baseline_move(name), other.baseline_move(name)
+            assert moves[0] == moves[1], (name, h.moves, h.deck, deck)
+            compared += 1
     assert compared == 40 * 3 * len(BASELINES)
     assert hand_changed > compared / len(BASELINES) / 2, "the mover's own cards must change"
 
@@ -136,20 +142,13 @@ def test_tracker_is_a_function_of_the_movers_view(seats):
     """The same check for `tracker`, whose move replays the whole public log
     (play hints, warnings, discard finesses): histories mostly of its own moves,
     so its conventions are in play, and hints to the mover that it must read."""
-    rng = random.Random(100 + seats)
     compared, hand_changed, moves_seen = 0, 0, set()
-    for _ in range(40):
-        h = random_history(seats, rng, turns=rng.randrange(0, 70), movers=("tracker",) * 3)
-        mover = h.state.active_seat
-        for _ in range(3):
-            deck = indistinguishable_deal(h, rng)
-            other = h.replay(deck)
-            assert other.view_for(mover) == h.state.view_for(mover)
-            hand_changed += other.view()["hands"][mover] != h.state.view()["hands"][mover]
-            moves = h.state.baseline_move("tracker"), other.baseline_move("tracker")
-            assert moves[0] == moves[1], (h.moves, h.deck, deck)
-            moves_seen.add(moves[0].split()[0])
-            compared += 1
+    for h, other, deck, changed in redeals(seats, random.Random(100 + seats), ("tracker",) * 3):
+        hand_changed += changed
+        moves = h.state.baseline_move("tracker"), other.baseline_move("tracker")
+        assert moves[0] == moves[1], (h.moves, h.deck, deck)
+        moves_seen.add(moves[0].split()[0])
+        compared += 1
     assert compared == 40 * 3
     assert hand_changed > compared / 2, "the mover's own cards must change"
     assert moves_seen == {"play", "discard", "hint"}, moves_seen

@@ -492,6 +492,20 @@ mod tests {
     use super::*;
     use crate::error::MoveFault;
 
+    /// Random red and blue pieces on `cells`: each cell red, blue or (with the
+    /// other `kinds - 2` draws of `below(kinds)`) empty.
+    fn random_pieces(rng: &mut Rng, cells: std::ops::Range<usize>, kinds: usize) -> (u64, u64) {
+        let (mut red, mut blue) = (0u64, 0u64);
+        for cell in cells {
+            match rng.below(kinds) {
+                0 => red |= 1 << cell,
+                1 => blue |= 1 << cell,
+                _ => {}
+            }
+        }
+        (red, blue)
+    }
+
     fn bits(cells: &str) -> u64 {
         cells.split_whitespace().fold(0, |m, c| {
             let (f, r) = crate::game::parse_cell(c, FILES, RANKS).unwrap();
@@ -551,14 +565,7 @@ mod tests {
         assert_eq!(g.outcome(), Some(&Outcome::win(0, Ending::NoMoves)));
         let mut rng = crate::rng::Rng::new(5);
         for _ in 0..5000 {
-            let (mut red, mut blue) = (0u64, 0u64);
-            for cell in FILES..FILES * (RANKS - 1) {
-                match rng.below(3) {
-                    0 => red |= 1 << cell,
-                    1 => blue |= 1 << cell,
-                    _ => {}
-                }
-            }
+            let (red, blue) = random_pieces(&mut rng, FILES..FILES * (RANKS - 1), 3);
             for mover in 0..2 {
                 let g = Breakthrough::from_pieces(red, blue, mover);
                 let has_pieces = [red, blue][mover] != 0;
@@ -589,14 +596,7 @@ mod tests {
         let mut rng = Rng::new(23);
         let mut checked = 0;
         for _ in 0..20_000 {
-            let (mut red, mut blue) = (0u64, 0u64);
-            for cell in 0..FILES * RANKS {
-                match rng.below(3) {
-                    0 => red |= 1 << cell,
-                    1 => blue |= 1 << cell,
-                    _ => {}
-                }
-            }
+            let (red, blue) = random_pieces(&mut rng, 0..FILES * RANKS, 3);
             let g = Breakthrough::from_pieces(red, blue, 0);
             for seat in 0..2 {
                 let own = g.pieces[seat];
@@ -618,14 +618,7 @@ mod tests {
         let mut rng = Rng::new(17);
         let mut positions = 0;
         for _ in 0..3000 {
-            let (mut red, mut blue) = (0u64, 0u64);
-            for cell in 0..FILES * RANKS {
-                match rng.below(4) {
-                    0 => red |= 1 << cell,
-                    1 => blue |= 1 << cell,
-                    _ => {}
-                }
-            }
+            let (red, blue) = random_pieces(&mut rng, 0..FILES * RANKS, 4);
             for mover in 0..2 {
                 let g = Breakthrough::from_pieces(red, blue, mover);
                 for (k, &mv) in g.legal_moves().iter().enumerate() {

@@ -833,18 +833,19 @@ mod tests {
         }
     }
 
+    /// An integer from the environment, or `default` (the diagnostics' knobs).
+    pub(super) fn env_or(name: &str, default: i64) -> i64 {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    }
+
     /// Not a test: the means at 2-5 seats (`cargo test --release tracker_means -- --ignored --nocapture`).
     #[test]
     #[ignore]
     fn tracker_means() {
-        let base: i64 = std::env::var("SEED0")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1);
-        let n: i64 = std::env::var("GAMES")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(500);
+        let (base, n) = (env_or("SEED0", 1), env_or("GAMES", 500));
         for seats in 2..=5 {
             println!("{seats} seats: {:.3}", mean(seats, base..base + n));
         }
@@ -860,10 +861,7 @@ mod diag {
     #[test]
     #[ignore]
     fn tracker_diag() {
-        let n: i64 = std::env::var("GAMES")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1000);
+        let n = super::tests::env_or("GAMES", 1000);
         for seats in 2..=5 {
             let (mut score, mut capped, mut misplays, mut turns, mut zero, mut left) =
                 (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);

@@ -40,7 +40,7 @@ from gymnasium import spaces
 
 from . import _core
 from ._rl import ansi, check_opponent
-from .errors import IllegalMove
+from .errors import ConfigError, IllegalMove
 from .games import GAMES, family_module
 from .games import game as make_game
 from .vecenv import action_names, encode
@@ -75,7 +75,7 @@ class CoworldEnv(gym.Env):
         render_mode: str | None = None,
     ) -> None:
         if render_mode not in (None, "ansi"):
-            raise _config_error(f"render_mode is None or 'ansi', not {render_mode!r}", "render_mode")
+            raise ConfigError(f"render_mode is None or 'ansi', not {render_mode!r}", "render_mode")
         self.render_mode = render_mode
         self.reducer = make_game({"game": game, **dict(config or {})})
         probe = self.reducer.init(seed=1)

@@ -224,7 +224,9 @@ class CoworldParallel(_Game, ParallelEnv):
     def _observations(self) -> dict[str, Obs]:
         return {a: self._observation(self._seats[a]) for a in self.agents}
 
-    def step(self, actions: Mapping[str, Any]) -> tuple[
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[
         dict[str, Obs],
         dict[str, float],
         dict[str, bool],

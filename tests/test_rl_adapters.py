@@ -161,6 +161,24 @@ def test_gymnasium_hanabi_opponent_plays_every_other_seat():
     assert done or (env.state.plies == 7 and env.state.active_seat == 2)
 
 
+def test_gymnasium_reset_skips_episodes_the_opponents_end_alone():
+    """Random Hanabi opponents can burn three fuses before seat 4's first turn; such
+    an episode has no decision of the learner's, and reset draws the next seed."""
+    env = coworld.gymnasium.make("hanabi", opponent="random", seat=4, config={"seats": 5})
+    reducer = coworld.game({"game": "hanabi", "seats": 5})
+    skipped = 0
+    for seed in range(400):
+        first = int(np.random.default_rng(seed).integers(1, 2**31 - 1))  # reset's first draw
+        state = reducer.init(seed=first)
+        while not state.is_terminal and state.active_seat != 4:
+            state = state.apply(state.baseline_move("random"))
+        _, info = env.reset(seed=seed)
+        assert not env.state.is_terminal and info["action_mask"].any()
+        skipped += state.is_terminal
+        assert (env.state.seed == first) != state.is_terminal
+    assert skipped  # the case arose
+
+
 def test_gymnasium_registers_every_game_with_its_wrappers():
     for game in GAMES:
         env = gymnasium.make(f"coworld/{game}-v0", render_mode="ansi")
@@ -271,6 +289,7 @@ def test_adapters_refuse_unknown_opponents():
 def test_pettingzoo_illegal_actions_raise_and_nothing_moves():
     env = coworld.pettingzoo.env("connect-four")
     env.reset(seed=1)
+    assert env.unwrapped is env and env.max_num_agents == env.num_agents == 2
     mask = env.observe(env.agent_selection)["action_mask"]
     mask[:] = 0  # a caller's copy: editing it changes nothing
     for bad in (7, -1, "d"):

@@ -20,7 +20,9 @@ is a `ConfigError` naming it. Every seat but the learner's plays it (Hanabi at
 Seeds follow Gymnasium: `reset(seed=s)` seeds `self.np_random`, from which each
 reset draws the episode's engine seed (`state.seed`; `coworld play --seed`
 replays it), so later unseeded resets continue a reproducible sequence; the
-opponents' moves come from that engine seed's per-decision streams.
+opponents' moves come from that engine seed's per-decision streams. An episode
+the opponents finish before the learner's first decision is skipped (the next
+engine seed is drawn), as in VecEnv: a reset always leaves the learner to move.
 
 Importing this module registers every game id as `coworld/<game id>-v0`
 (`gymnasium.make("coworld/connect-four-v0", opponent="tactician")`; without
@@ -109,10 +111,15 @@ class CoworldEnv(gym.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        engine_seed = int(self.np_random.integers(1, 2**31 - 1))
-        self.state = self.reducer.init(seed=engine_seed)
-        self._advance()
-        return self._observe()
+        # An episode the opponents end before the learner decides (Hanabi: three
+        # bombs before a late seat's first turn) has nothing to learn from: the
+        # next seed is drawn instead, as VecEnv skips such episodes.
+        while True:
+            engine_seed = int(self.np_random.integers(1, 2**31 - 1))
+            self.state = self.reducer.init(seed=engine_seed)
+            self._advance()
+            if not self.state.is_terminal:
+                return self._observe()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         assert self.state is not None, "call reset() first"

@@ -9,7 +9,10 @@ tensor and legal actions and drawing a uniformly random legal action:
   `random.choice`, `state.apply_action` (chance nodes are sampled and not
   counted), a new state when one ends;
 - PettingZoo connect_four_v3: `env.last()` (its observation dict with the
-  action mask), a random choice from the mask, `env.step`, reset at the end.
+  action mask), a random choice from the mask, `env.step`, reset at the end;
+- coworld.pettingzoo.env("connect-four"): the same loop over our AEC adapter
+  (one Python call into the core per observation and per move), for users who
+  compare adapter against adapter.
 Throughput is per CPU-second of this process (best of three rounds), steadier
 than wall time on a shared machine. A benchmark, not a test.
 
@@ -27,6 +30,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -92,13 +96,33 @@ def pyspiel_loop(game: str) -> Callable[[float], int]:
     return run
 
 
+PETTINGZOO_CLASSIC = 'pip install "pettingzoo[classic]"'
+
+
 def pettingzoo_connect_four() -> Callable[[float], int] | None:
     try:
-        from pettingzoo.classic import connect_four_v3
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from pettingzoo.classic import connect_four_v3
     except ImportError as e:
-        print(f"(PettingZoo connect_four_v3 unavailable: {e})")
+        print(f"(PettingZoo connect_four_v3 unavailable: {e}; {PETTINGZOO_CLASSIC} adds it)")
         return None
-    env = connect_four_v3.env()
+    return aec_loop(connect_four_v3.env())
+
+
+def coworld_aec_connect_four() -> Callable[[float], int] | None:
+    try:
+        import coworld.pettingzoo
+    except ImportError as e:
+        print(f"(coworld.pettingzoo unavailable: {e}; pip install 'coworld[rl]' adds it)")
+        return None
+    return aec_loop(coworld.pettingzoo.env("connect-four"))
+
+
+def aec_loop(env: Any) -> Callable[[float], int]:
+    """Random legal actions through an AEC env's own loop, reset at each end."""
     env.reset(seed=1)
     rng = np.random.default_rng(1)
 
@@ -134,6 +158,13 @@ def main() -> None:
             f"connect-four vs PettingZoo connect_four_v3: {ours['connect-four']:,.0f} vs "
             f"{theirs:,.0f} steps/s: {ratio:.0f}x"
         )
+        adapter = coworld_aec_connect_four()
+        if adapter is not None:
+            aec = rate(adapter, seconds)
+            print(
+                f"AEC adapter against AEC: coworld.pettingzoo.env('connect-four') {aec:,.0f} vs "
+                f"PettingZoo connect_four_v3 {theirs:,.0f} steps/s: {aec / theirs:.1f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -20,9 +21,11 @@ import coworld.pettingzoo  # noqa: E402
 # module warns that its creation API is deprecated: not ours to fix.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
-    from pettingzoo.test import api_test
+    from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 GAMES = list(coworld.GAMES)
+#: Every game id at its default seats, plus Hanabi at its fewest and most seats.
+CASES = [(g, None) for g in GAMES] + [("hanabi", {"seats": 2}), ("hanabi", {"seats": 5})]
 
 
 # api_test warns, by heuristics it waives for its own classic games by name, about
@@ -31,9 +34,55 @@ GAMES = list(coworld.GAMES)
 @pytest.mark.filterwarnings("ignore:Observation numpy array is all zeros")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
-@pytest.mark.parametrize("game", GAMES)
-def test_pettingzoo_api_test_passes(game):
-    api_test(coworld.pettingzoo.env(game), num_cycles=200)
+@pytest.mark.parametrize(("game", "config"), CASES)
+def test_pettingzoo_api_and_seed_tests_pass(game, config):
+    api_test(coworld.pettingzoo.env(game, config), num_cycles=200)
+    seed_test(lambda: coworld.pettingzoo.env(game, config), num_cycles=100)
+
+
+@pytest.mark.parametrize(("game", "config"), CASES)
+def test_pettingzoo_parallel_api_test_passes(game, config):
+    parallel_api_test(coworld.pettingzoo.parallel_env(game, config), num_cycles=300)
+
+
+def aec_episode(env, seed, rng_seed=0):
+    """Play random legal actions from `reset(seed=seed)`: (moves, engine seed, the
+    first observation of every agent)."""
+    env.reset(seed=seed)
+    first = {a: env.observe(a)["observation"].copy() for a in env.possible_agents}
+    rng = np.random.default_rng(rng_seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        del agent
+    return env.state_.moves, env.state_.seed, first
+
+
+def test_pettingzoo_seeds_replay_and_unseeded_resets_continue_the_sequence():
+    env = coworld.pettingzoo.env("dark-hex-5")
+    a = aec_episode(env, 11)
+    b = aec_episode(env, 11)
+    assert a[0] == b[0] and a[1] == b[1]
+    assert all((a[2][k] == b[2][k]).all() for k in a[2])
+    # reset(seed=s) plays episode_seed(s, 0); each later reset() the next index,
+    # in a fresh env as in this one: VecEnv's numbering.
+    env.reset(seed=11)
+    after = [env.state_.seed]
+    for _ in range(3):
+        env.reset()
+        after.append(env.state_.seed)
+    assert after == [coworld._core.episode_seed(11, k) for k in range(4)]
+    other = coworld.pettingzoo.env("dark-hex-5")
+    other.reset(seed=11)
+    again = [other.state_.seed] + [other.reset() or other.state_.seed for _ in range(3)]
+    assert again == after
+    # Unseeded from the start: drawn at random, not a fixed seed.
+    drawn = set()
+    for _ in range(3):
+        fresh = coworld.pettingzoo.env("dark-hex-5")
+        fresh.reset()
+        drawn.add(fresh.state_.seed)
+    assert len(drawn) == 3
 
 
 def test_pettingzoo_episode_scores_and_masks():
@@ -54,9 +103,109 @@ def test_pettingzoo_episode_scores_and_masks():
     assert sorted(total.values()) in ([-1.0, 1.0], [0.0, 0.0])
 
 
-@pytest.mark.parametrize("game", ["hex", "dark-hex-5", "hanabi", "quoridor", "rotate"])
-def test_gymnasium_check_env_passes(game):
-    check_env(coworld.gymnasium.make(game), skip_render_check=True)
+@pytest.mark.parametrize(("game", "config"), CASES)
+def test_gymnasium_check_env_passes(game, config):
+    """Warnings are errors (pyproject): check_env has nothing to warn about either
+    (made through the registry, so that it checks the render modes too)."""
+    env = gymnasium.make(f"coworld/{game}-v0", config=config, render_mode="ansi")
+    check_env(env.unwrapped)
+
+
+def gym_episode(env, seed=None):
+    """Random legal learner actions from a reset: every move of the episode (the
+    opponent's included) and every observation."""
+    obs, info = env.reset(seed=seed)
+    seen = [obs.copy()]
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        seen.append(obs.copy())
+    return env.state.moves, np.stack(seen)
+
+
+def test_gymnasium_seeds_replay_episodes_and_their_sequence():
+    env = coworld.gymnasium.make("hex", opponent="tactician?eps=0.5")
+    a, b = gym_episode(env, 7), gym_episode(env, 7)
+    assert a[0] == b[0] and (a[1] == b[1]).all()
+    # Unseeded resets after a seeded one continue a reproducible sequence...
+    env.reset(seed=7)
+    first = [gym_episode(env)[0] for _ in range(3)]
+    env.reset(seed=7)
+    assert [gym_episode(env)[0] for _ in range(3)] == first
+    # ...of different episodes (the eps-greedy opponent makes them differ).
+    assert len({tuple(m) for m in first}) == 3
+
+
+def test_gymnasium_takes_parameterised_opponents_and_names_a_bad_key():
+    for opponent in ("tactician?eps=0.3", "mcts?sims=20"):
+        env = coworld.gymnasium.make("hex", opponent=opponent, seat=1)
+        obs, info = env.reset(seed=2)
+        assert env.state.plies == 1 and info["action_mask"].sum() == 48
+    with pytest.raises(coworld.ConfigError, match="`foo`") as err:
+        coworld.gymnasium.make("hex", opponent="tactician?foo=1")
+    assert err.value.field == "foo"
+    with pytest.raises(coworld.ConfigError, match="probe is not|'probe' is not a baseline of"):
+        coworld.gymnasium.make("rotate", opponent="probe")
+    # rotate: every member of the rotation must field the opponent, whichever the
+    # probe state drew.
+    env = coworld.gymnasium.make("rotate", opponent="mcts?sims=5")
+    env.reset(seed=3)
+
+
+def test_gymnasium_hanabi_opponent_plays_every_other_seat():
+    env = coworld.gymnasium.make("hanabi", opponent="conventions", seat=2, config={"seats": 5})
+    obs, info = env.reset(seed=4)
+    assert env.state.plies == 2 and env.state.active_seat == 2
+    _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert done or (env.state.plies == 7 and env.state.active_seat == 2)
+
+
+def test_gymnasium_reset_skips_episodes_the_opponents_end_alone():
+    """Random Hanabi opponents can burn three fuses before seat 4's first turn; such
+    an episode has no decision of the learner's, and reset draws the next seed."""
+    env = coworld.gymnasium.make("hanabi", opponent="random", seat=4, config={"seats": 5})
+    reducer = coworld.game({"game": "hanabi", "seats": 5})
+    skipped = 0
+    for seed in range(400):
+        first = int(np.random.default_rng(seed).integers(1, 2**31 - 1))  # reset's first draw
+        state = reducer.init(seed=first)
+        while not state.is_terminal and state.active_seat != 4:
+            state = state.apply(state.baseline_move("random"))
+        _, info = env.reset(seed=seed)
+        assert not env.state.is_terminal and info["action_mask"].any()
+        skipped += state.is_terminal
+        assert (env.state.seed == first) != state.is_terminal
+    assert skipped  # the case arose
+
+
+def test_gymnasium_registers_every_game_with_its_wrappers():
+    for game in GAMES:
+        env = gymnasium.make(f"coworld/{game}-v0", render_mode="ansi")
+        assert env.unwrapped.state is None and env.spec.kwargs["game"] == game
+        assert "PassiveEnvChecker" in str(env) and "OrderEnforcing" in str(env)
+        _, info = env.reset(seed=1)
+        assert env.unwrapped.state.resolved_game in (game, *coworld.catalog()[game]["rotation"])
+        assert isinstance(env.render(), str)
+    env = gymnasium.make("coworld/connect-four-v0", opponent="tactician?eps=0.1", seat=1)
+    assert env.unwrapped.opponent == "tactician?eps=0.1" and env.unwrapped.seat == 1
+    with pytest.raises(gymnasium.error.ResetNeeded):  # OrderEnforcing applies
+        gymnasium.make("coworld/hex-v0").step(0)
+
+
+def test_ansi_render_shows_the_spectator_position():
+    env = coworld.gymnasium.make("connect-four", opponent="random", render_mode="ansi")
+    env.reset(seed=1)
+    env.step(3)
+    text = env.render()
+    assert env.state.moves[0] == "d" and text.splitlines()[-4].startswith(" 1")
+    assert "seat 0 to move" in text
+    aec = coworld.pettingzoo.env("hanabi", render_mode="ansi")
+    aec.reset(seed=1)
+    hands = aec.state_.view()["hands"]
+    assert f"seat 3: {', '.join(c['card'] for c in hands[3])}" in aec.render()
+    with pytest.raises(coworld.ConfigError, match="render_mode"):
+        coworld.pettingzoo.env("hex", render_mode="human")
 
 
 def test_gymnasium_learner_against_tactician():
@@ -135,3 +284,39 @@ def test_adapters_serve_rotate_in_its_padded_space():
 def test_adapters_refuse_unknown_opponents():
     with pytest.raises(coworld.ConfigError, match="baselines: probe"):
         coworld.gymnasium.make("dark-hex-5", opponent="tactician")
+
+
+def test_pettingzoo_illegal_actions_raise_and_nothing_moves():
+    env = coworld.pettingzoo.env("connect-four")
+    env.reset(seed=1)
+    assert env.unwrapped is env and env.max_num_agents == env.num_agents == 2
+    mask = env.observe(env.agent_selection)["action_mask"]
+    mask[:] = 0  # a caller's copy: editing it changes nothing
+    for bad in (7, -1, "d"):
+        with pytest.raises(coworld.IllegalMove):
+            env.step(bad)
+        assert env.state_.plies == 0
+    env.step(np.int64(3))
+    assert env.state_.moves == ["d"]
+
+
+def test_pettingzoo_parallel_steps_one_ply_and_reads_only_the_mover():
+    env = coworld.pettingzoo.parallel_env("connect-four")
+    obs, infos = env.reset(seed=5)
+    assert set(obs) == set(infos) == {"player_0", "player_1"}
+    assert obs["player_0"]["action_mask"].all() and not obs["player_1"]["action_mask"].any()
+    obs, rewards, terms, truncs, _ = env.step({"player_0": 2, "player_1": 6})
+    assert env.state_.moves == ["c"] and obs["player_1"]["action_mask"].all()
+    assert obs["player_1"]["observation"][1, 0, 2] == 1.0  # seat 1 sees seat 0's disc
+    with pytest.raises(coworld.IllegalMove, match="player_1 is to move"):
+        env.step({"player_0": 0})
+    rng = np.random.default_rng(0)
+    while env.agents:
+        mover = next(a for a in env.agents if obs[a]["action_mask"].any())
+        action = int(rng.choice(np.flatnonzero(obs[mover]["action_mask"])))
+        obs, rewards, terms, truncs, _ = env.step({mover: action})
+    assert all(terms.values()) and not any(truncs.values())
+    assert sorted(rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
+    assert rewards == {
+        a: float(env.state_.results["score"][i]) for i, a in enumerate(env.possible_agents)
+    }

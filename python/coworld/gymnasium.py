@@ -11,6 +11,24 @@ fallback move and recorded (`info["illegal"]`), unless `illegal="raise"`.
 `rotate` plays, each episode, the game of the rotation its seed draws, in
 VecEnv's padded space (docs/vecenv.md); legality is read from the mask, so an id
 of another game is illegal even where its text is a legal move here.
+
+`opponent` is any baseline name the rest of coworld accepts, parameters
+included (`"tactician?eps=0.3"`, `"mcts?sims=20"`); an unknown baseline or key
+is a `ConfigError` naming it. Every seat but the learner's plays it (Hanabi at
+3-5 seats too).
+
+Seeds follow Gymnasium: `reset(seed=s)` seeds `self.np_random`, from which each
+reset draws the episode's engine seed (`state.seed`; `coworld play --seed`
+replays it), so later unseeded resets continue a reproducible sequence; the
+opponents' moves come from that engine seed's per-decision streams. An episode
+the opponents finish before the learner's first decision is skipped (the next
+engine seed is drawn), as in VecEnv: a reset always leaves the learner to move.
+
+Importing this module registers every game id as `coworld/<game id>-v0`
+(`gymnasium.make("coworld/connect-four-v0", opponent="tactician")`; without
+the import, `gymnasium.make("coworld.gymnasium:coworld/hex-v0")`), with
+Gymnasium's usual wrappers. `render_mode="ansi"`: `render()` returns the
+spectator's text picture of the position.
 """
 
 from __future__ import annotations
@@ -23,8 +41,9 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _core
-from .errors import IllegalMove
-from .games import family_module
+from ._rl import ansi, check_opponent
+from .errors import ConfigError, IllegalMove
+from .games import GAMES, family_module
 from .games import game as make_game
 from .vecenv import action_names, encode
 
@@ -36,12 +55,16 @@ def make(
     seat: int = 0,
     config: Mapping[str, Any] | None = None,
     illegal: Literal["fallback", "raise"] = "fallback",
+    render_mode: str | None = None,
 ) -> CoworldEnv:
-    return CoworldEnv(game, opponent, seat=seat, config=config, illegal=illegal)
+    """The learner's seat of a game against `opponent` (module docstring)."""
+    return CoworldEnv(
+        game, opponent, seat=seat, config=config, illegal=illegal, render_mode=render_mode
+    )
 
 
 class CoworldEnv(gym.Env):
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(
         self,
@@ -51,19 +74,18 @@ class CoworldEnv(gym.Env):
         seat: int = 0,
         config: Mapping[str, Any] | None = None,
         illegal: Literal["fallback", "raise"] = "fallback",
+        render_mode: str | None = None,
     ) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ConfigError(f"render_mode is None or 'ansi', not {render_mode!r}", "render_mode")
+        self.render_mode = render_mode
         self.reducer = make_game({"game": game, **dict(config or {})})
         probe = self.reducer.init(seed=1)
         if not 0 <= seat < probe.num_seats:
             raise _config_error(f"seat {seat} does not exist; seats are 0..{probe.num_seats - 1}")
         self.fallback = family_module(probe.resolved_game).FALLBACK
         self.opponent = opponent or self.fallback
-        if self.opponent not in probe.policy_names:
-            raise _config_error(
-                f"{self.opponent!r} is not a baseline of {game}; "
-                f"baselines: {', '.join(probe.policy_names)}",
-                "opponent",
-            )
+        check_opponent(probe, game, self.opponent)
         if illegal not in ("fallback", "raise"):
             raise _config_error("illegal is 'fallback' or 'raise'", "illegal")
         self.seat, self.illegal = seat, illegal
@@ -89,10 +111,15 @@ class CoworldEnv(gym.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        engine_seed = int(self.np_random.integers(1, 2**31 - 1))
-        self.state = self.reducer.init(seed=engine_seed)
-        self._advance()
-        return self._observe()
+        # An episode the opponents end before the learner decides (Hanabi: three
+        # bombs before a late seat's first turn) has nothing to learn from: the
+        # next seed is drawn instead, as VecEnv skips such episodes.
+        while True:
+            engine_seed = int(self.np_random.integers(1, 2**31 - 1))
+            self.state = self.reducer.init(seed=engine_seed)
+            self._advance()
+            if not self.state.is_terminal:
+                return self._observe()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         assert self.state is not None, "call reset() first"
@@ -118,6 +145,20 @@ class CoworldEnv(gym.Env):
         reward = float(results["score"][self.seat]) if results is not None else 0.0
         obs, info = self._observe(illegal=illegal)
         return obs, reward, done, False, info
+
+    def render(self) -> str | None:  # type: ignore[override]
+        if self.render_mode is None:
+            gym.logger.warn("render() without a render_mode: pass render_mode='ansi'")
+            return None
+        assert self.state is not None, "call reset() first"
+        return ansi(self.state)
+
+
+#: The Gymnasium ids this module registers, one per game id.
+ENV_IDS: dict[str, str] = {g: f"coworld/{g}-v0" for g in GAMES}
+for _game, _id in ENV_IDS.items():
+    if _id not in gym.registry:
+        gym.register(_id, entry_point="coworld.gymnasium:CoworldEnv", kwargs={"game": _game})
 
 
 def _config_error(message: str, field: str = "seat") -> Exception:

@@ -16,6 +16,7 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 import coworld  # noqa: E402
 import coworld.gymnasium  # noqa: E402
 import coworld.pettingzoo  # noqa: E402
+from coworld.games import family_module  # noqa: E402
 
 # api_test imports PettingZoo's own connect_four_v3 (when pygame is there), whose
 # module warns that its creation API is deprecated: not ours to fix.
@@ -193,13 +194,33 @@ def test_gymnasium_registers_every_game_with_its_wrappers():
         gymnasium.make("coworld/hex-v0").step(0)
 
 
+def test_gymnasium_render_is_the_learners_own_text():
+    """The learner's render is the text a Claude seat reads (its view only): a fog
+    board shows its proven opponent stones and never the others; at the end, the
+    result as the seat learns it (no ply count in fog)."""
+    env = coworld.gymnasium.make("dark-hex-5", opponent="random", render_mode="ansi")
+    _, info = env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    hidden_seen = 0
+    while True:
+        state = env.unwrapped.state
+        text = env.render()
+        if state.is_terminal:
+            assert text.startswith("over (") and "your score" in text and "plies" not in text
+            break
+        assert text == family_module("dark-hex-5").observation_text(
+            state, 0, notes="", operator_prompt="", aliases=["player_0", "player_1"]
+        )
+        board = text.split("Your board", 1)[1].split("Your referee log", 1)[0]
+        proven = len(env.unwrapped.reducer.view_for(state, 0)["provenStones"])
+        theirs = sum(1 for s in state.view()["stones"].values() if s == 1)
+        assert board.count(" O") == proven
+        hidden_seen += theirs > proven
+        _, _, _, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    assert hidden_seen > 0  # the opponent held stones the render did not show
+
+
 def test_ansi_render_shows_the_spectator_position():
-    env = coworld.gymnasium.make("connect-four", opponent="random", render_mode="ansi")
-    env.reset(seed=1)
-    env.step(3)
-    text = env.render()
-    assert env.state.moves[0] == "d" and text.splitlines()[-4].startswith(" 1")
-    assert "seat 0 to move" in text
     aec = coworld.pettingzoo.env("hanabi", render_mode="ansi")
     aec.reset(seed=1)
     hands = aec.state_.view()["hands"]

@@ -1,5 +1,6 @@
 """What the PettingZoo and Gymnasium adapters share: the episode seed stream, the
-opponent check and the `ansi` text of a state (extra `rl`)."""
+opponent check and the `ansi` texts of a state, the spectator's and a seat's
+(extra `rl`)."""
 
 from __future__ import annotations
 
@@ -83,3 +84,19 @@ def ansi(state: _core.State) -> str:
     else:
         lines.append(f"over after {state.plies} plies: scores {results['score']}")
     return "\n".join(lines) + "\n"
+
+
+def seat_text(reducer: Any, state: _core.State, seat: int) -> str:
+    """What `seat` may know, as text: while the episode runs, the observation a
+    Claude seat reads on its turn (its `view_for` only); once it is over, the
+    results as that seat learns them (a fog seat never the ply count)."""
+    from .games import family_module
+
+    if state.results is None:
+        names = [f"player_{i}" for i in range(state.num_seats)]
+        family = family_module(state.resolved_game)
+        return family.observation_text(state, seat, notes="", operator_prompt="", aliases=names)
+    results_for = getattr(reducer, "results_for", None)
+    results = results_for(state, seat) if results_for else state.results
+    score = results["score"][seat]
+    return f"over ({results['reason']}, {results['ending']}): your score {score:g}\n"

@@ -28,7 +28,10 @@ Importing this module registers every game id as `coworld/<game id>-v0`
 (`gymnasium.make("coworld/connect-four-v0", opponent="tactician")`; without
 the import, `gymnasium.make("coworld.gymnasium:coworld/hex-v0")`), with
 Gymnasium's usual wrappers. `render_mode="ansi"`: `render()` returns the
-spectator's text picture of the position.
+learner's own text view, the one a Claude seat reads on its turn (built from its
+`view_for` only, so a fog board shows only the stones it has proven and a
+Hanabi hand only what hints told it), then, once the episode is over, its
+result as that seat learns it.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _core
-from ._rl import ansi, check_opponent
+from ._rl import check_opponent, seat_text
 from .errors import ConfigError, IllegalMove
 from .games import GAMES, family_module
 from .games import game as make_game
@@ -151,7 +154,7 @@ class CoworldEnv(gym.Env):
             gym.logger.warn("render() without a render_mode: pass render_mode='ansi'")
             return None
         assert self.state is not None, "call reset() first"
-        return ansi(self.state)
+        return seat_text(self.reducer, self.state, self.seat)
 
 
 #: The Gymnasium ids this module registers, one per game id.

@@ -558,3 +558,19 @@ def test_rotate_refuses_another_games_action():
     actions[i] = other
     with pytest.raises(coworld.IllegalMove, match="env 0"):
         env.step(actions)
+
+
+def test_encode_refuses_a_seat_that_does_not_exist():
+    state = coworld.game("hex").init(seed=1)
+    assert encode(state, np.int64(1))[0].shape == (3, 7, 7)
+    for seat, says in [(-1, "integer >= 0, not -1"), (2, "hex has seats 0..1"), (None, "None")]:
+        with pytest.raises(coworld.ConfigError, match=says) as e:
+            encode(state, seat)
+        assert e.value.field == "seat"
+
+
+def test_a_huge_unsigned_id_is_reported_out_of_range_not_negative():
+    env = coworld.VecEnv("hex", 2, seed=1, threads=1)
+    env.reset()
+    with pytest.raises(coworld.IllegalMove, match="env 0: action 9223372036854775807 is not"):
+        env.step(np.array([2**64 - 1, 0], dtype=np.uint64))

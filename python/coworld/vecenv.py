@@ -176,6 +176,8 @@ class VecEnv:
             raise self._bad_actions(a)
         if a.dtype == np.int64 and np.may_share_memory(a, self.info["seat"]):
             return a.copy()  # the core rewrites `seat` while it reads the actions
+        if a.dtype == np.uint64:  # ids past 2**63 - 1 stay out of range, not negative
+            a = np.minimum(a, I64[1])
         return np.ascontiguousarray(a, dtype=np.int64)
 
     def _bad_actions(self, a: Any) -> ConfigError:
@@ -244,8 +246,9 @@ def _index(what: str, value: Any, size: int, has: str, note: str = "") -> int:
 
 def encode(state: _core.State, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """The observation tensor `seat` gets in `state` and the active seat's mask,
-    exactly as a VecEnv writes them."""
-    return _core.encode(state, seat)
+    exactly as a VecEnv writes them. `seat` is 0..num_seats - 1 (else a
+    `ConfigError` naming `seat`)."""
+    return _core.encode(state, _integer("seat", seat, 0))
 
 
 def action_names(state: _core.State) -> list[str]:

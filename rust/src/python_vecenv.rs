@@ -48,6 +48,20 @@ fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
     })
 }
 
+/// A zeroed buffer from `numpy.zeros`, so that a buffer too large to allocate
+/// is numpy's `MemoryError`, not a panic.
+fn zeros<T: numpy::Element, D: numpy::ndarray::Dimension>(
+    py: Python<'_>,
+    shape: Vec<usize>,
+) -> PyResult<Py<numpy::PyArray<T, D>>> {
+    let dtype = numpy::dtype::<T>(py);
+    let array = py
+        .import("numpy")?
+        .call_method1("zeros", (shape, dtype))?
+        .cast_into::<numpy::PyArray<T, D>>()?;
+    Ok(array.unbind())
+}
+
 impl PyVecEnv {
     /// Run `f` on the core env and every buffer, with the GIL released.
     fn with_buffers<T: Send>(
@@ -101,15 +115,15 @@ impl PyVecEnv {
         shape.extend(env.obs_shape());
         let (actions, seats) = (env.num_actions(), env.num_seats());
         Ok(PyVecEnv {
-            obs: PyArrayDyn::zeros(py, shape, false).unbind(),
-            mask: PyArray2::zeros(py, [n, actions], false).unbind(),
-            rewards: PyArray2::zeros(py, [n, seats], false).unbind(),
-            terminated: PyArray1::zeros(py, n, false).unbind(),
-            truncated: PyArray1::zeros(py, n, false).unbind(),
-            seat: PyArray1::zeros(py, n, false).unbind(),
-            ending: PyArray1::zeros(py, n, false).unbind(),
-            plies: PyArray1::zeros(py, n, false).unbind(),
-            episode_game: PyArray1::zeros(py, n, false).unbind(),
+            obs: zeros(py, shape)?,
+            mask: zeros(py, vec![n, actions])?,
+            rewards: zeros(py, vec![n, seats])?,
+            terminated: zeros(py, vec![n])?,
+            truncated: zeros(py, vec![n])?,
+            seat: zeros(py, vec![n])?,
+            ending: zeros(py, vec![n])?,
+            plies: zeros(py, vec![n])?,
+            episode_game: zeros(py, vec![n])?,
             env,
         })
     }

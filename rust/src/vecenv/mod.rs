@@ -112,17 +112,19 @@ impl<G: Tensor> Envs<G> {
         let num_actions = template.num_actions();
         let obs_len = template.obs_shape().iter().product();
         let words = num_actions.div_ceil(64);
-        let slots = (0..n)
-            .map(|index| Slot {
-                index,
-                game: template.clone(),
-                seed: 0,
-                episodes: 0,
-                rng: Rng::new(0),
-                legal: vec![0; words],
-                scratch: Vec::new(),
-            })
-            .collect();
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(n).map_err(|_| {
+            CoreError::config("n", format!("not enough memory for {n} envs of {id}"))
+        })?;
+        slots.extend((0..n).map(|index| Slot {
+            index,
+            game: template.clone(),
+            seed: 0,
+            episodes: 0,
+            rng: Rng::new(0),
+            legal: vec![0; words],
+            scratch: Vec::new(),
+        }));
         let pool = match threads {
             Some(1) => None,
             t => Some(crate::simulate::pool(t.unwrap_or(0))?),
@@ -666,7 +668,11 @@ pub fn encode(state: &State, seat: Seat) -> CoreResult<(Vec<usize>, Vec<f32>, Ve
     if seat >= state.num_seats() {
         return Err(CoreError::config(
             "seat",
-            format!("seat {seat} does not exist"),
+            format!(
+                "seat {seat} does not exist: {} has seats 0..{}",
+                state.game_id(),
+                state.num_seats() - 1
+            ),
         ));
     }
     fn of<G: Tensor>(g: &G, seat: Seat) -> (Vec<usize>, Vec<f32>, Vec<bool>) {

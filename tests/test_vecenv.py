@@ -218,7 +218,9 @@ def test_actions_must_be_one_integer_id_per_env(kind):
     env = coworld.VecEnv("hex", 4, seed=1, threads=1)
     env.reset()
     before = env.obs.copy()
-    with pytest.raises(coworld.ConfigError, match=r"one integer action id per env: shape \(4,\)") as e:
+    with pytest.raises(
+        coworld.ConfigError, match=r"one integer action id per env: shape \(4,\)"
+    ) as e:
         env.step(BAD_ACTIONS[kind])
     assert e.value.field == "actions"
     np.testing.assert_array_equal(env.obs, before)

@@ -56,7 +56,8 @@ def _opponents(opponents: Any) -> list[str | None] | None:
         return None
     if isinstance(opponents, str) or not isinstance(opponents, Sequence):
         raise _config_error(
-            "opponents", f"a list with one entry per seat (None or a baseline name), not {opponents!r}"
+            "opponents",
+            f"a list with one entry per seat (None or a baseline name), not {opponents!r}",
         )
     for seat, entry in enumerate(opponents):
         if entry is not None and not isinstance(entry, str):

@@ -382,7 +382,8 @@ impl<G: Tensor> Envs<G> {
     #[cold]
     fn illegal(&self, slot: &Slot<G>, a: i64) -> CoreError {
         let g = &slot.game;
-        let name = |id: usize| g.move_name(g.move_of(id).expect("ids below num_actions name moves"));
+        let name =
+            |id: usize| g.move_name(g.move_of(id).expect("ids below num_actions name moves"));
         let live = g.game_index();
         let what = match usize::try_from(a).ok().filter(|&id| id < self.num_actions) {
             None => format!(
@@ -518,9 +519,9 @@ fn in_seat(e: CoreError, id: &str, seat: usize, name: &str) -> CoreError {
 /// when the config leaves it out. Every other game's config is unchanged.
 fn with_implied_seats(game: &str, config: &Value, opponents: &[Option<String>]) -> Value {
     let n = opponents.len();
-    let takes = crate::catalog::entry(game).ok().filter(|e| {
-        e.settings.contains(&"seats") && (e.seats.min..=e.seats.max).contains(&n)
-    });
+    let takes = crate::catalog::entry(game)
+        .ok()
+        .filter(|e| e.settings.contains(&"seats") && (e.seats.min..=e.seats.max).contains(&n));
     match (takes, config) {
         (Some(_), Value::Null) => serde_json::json!({ "seats": n }),
         (Some(_), Value::Object(m)) if !m.contains_key("seats") => {

@@ -247,7 +247,10 @@ fn thread_count_does_not_change_a_batch() {
     for game in ["connect-four", "dark-hex-5", "hanabi", "quoridor", "rotate"] {
         let one = trace(game, &Value::Null, 13, &[], 1, 60);
         assert!(one == trace(game, &Value::Null, 13, &[], 2, 60), "{game}");
-        assert!(one == trace_threads(game, 13, None, 60), "{game}: every core");
+        assert!(
+            one == trace_threads(game, 13, None, 60),
+            "{game}: every core"
+        );
     }
 }
 
@@ -334,7 +337,8 @@ fn an_illegal_action_is_refused_before_any_env_moves() {
     assert!(err.is_ok(), "{err:?}");
     let err = env.step(&[0, 1], &mut b.buffers()).unwrap_err();
     assert!(
-        err.to_string().contains("env 0: action 0 (a) is not legal for seat 1"),
+        err.to_string()
+            .contains("env 0: action 0 (a) is not legal for seat 1"),
         "{err}"
     );
     assert_ne!(before, b.obs);
@@ -356,7 +360,12 @@ fn legal_of(env: &VecEnv, b: &Owned, i: usize) -> Vec<String> {
 /// out of range, illegal here, or (rotate) another game's.
 #[test]
 fn an_illegal_action_names_the_envs_legal_ids() {
-    for (game, n) in [("hex", 3), ("connect-four", 2), ("recon-hex-5", 2), ("rotate", 4)] {
+    for (game, n) in [
+        ("hex", 3),
+        ("connect-four", 2),
+        ("recon-hex-5", 2),
+        ("rotate", 4),
+    ] {
         let mut env = VecEnv::new(game, &Value::Null, n, 5, &[], Some(1)).unwrap();
         let mut b = Owned::new(&env);
         env.reset(&mut b.buffers()).unwrap();
@@ -371,7 +380,12 @@ fn an_illegal_action_names_the_envs_legal_ids() {
         let games = env.action_games();
         let illegal = (0..a).find(|&id| !b.mask[(n - 1) * a + id] && games[id] == live);
         let other = (0..a).find(|&id| games[id] != live);
-        for bad in [Some(a as i64), Some(-1), illegal.map(|x| x as i64), other.map(|x| x as i64)] {
+        for bad in [
+            Some(a as i64),
+            Some(-1),
+            illegal.map(|x| x as i64),
+            other.map(|x| x as i64),
+        ] {
             let Some(bad) = bad else { continue };
             actions[n - 1] = bad;
             let before = b.obs.clone();
@@ -381,11 +395,19 @@ fn an_illegal_action_names_the_envs_legal_ids() {
             };
             assert_eq!(legal, &legal_of(&env, &b, n - 1), "{game}: {err}");
             assert!(!legal.is_empty() && !err.to_string().contains("game is over"));
-            assert!(reason.starts_with(&format!("env {}: action {bad} ", n - 1)), "{reason}");
+            assert!(
+                reason.starts_with(&format!("env {}: action {bad} ", n - 1)),
+                "{reason}"
+            );
             assert_eq!(before, b.obs, "{game}: no env moves");
         }
-        let err = env.step(&[a as i64; 1].repeat(n), &mut b.buffers()).unwrap_err();
-        assert!(err.to_string().contains(&format!("(ids are 0..{})", a - 1)), "{err}");
+        let err = env
+            .step(&[a as i64; 1].repeat(n), &mut b.buffers())
+            .unwrap_err();
+        assert!(
+            err.to_string().contains(&format!("(ids are 0..{})", a - 1)),
+            "{err}"
+        );
     }
 }
 
@@ -395,9 +417,20 @@ fn bad_action_arrays_are_errors_not_panics() {
     let mut env = VecEnv::new("hanabi", &Value::Null, 2, 1, &[], Some(1)).unwrap();
     let mut b = Owned::new(&env);
     env.reset(&mut b.buffers()).unwrap();
-    for bad in [&[][..], &[0], &[0, 0, 0], &[i64::MIN, 0], &[0, i64::MAX], &[-1, -1]] {
+    for bad in [
+        &[][..],
+        &[0],
+        &[0, 0, 0],
+        &[i64::MIN, 0],
+        &[0, i64::MAX],
+        &[-1, -1],
+    ] {
         let err = env.step(bad, &mut b.buffers()).unwrap_err();
-        let want = if bad.len() == 2 { "illegal" } else { "shape (2,)" };
+        let want = if bad.len() == 2 {
+            "illegal"
+        } else {
+            "shape (2,)"
+        };
         assert!(err.to_string().contains(want), "{bad:?}: {err}");
     }
 }
@@ -426,7 +459,11 @@ fn hanabi_seat_count_follows_opponents_unless_configured() {
         opponents[1] = tracker();
         let implied = trace("hanabi", &Value::Null, 3, &opponents, 1, 40);
         let config = json!({ "seats": seats });
-        assert_eq!(implied, trace("hanabi", &config, 3, &opponents, 1, 40), "{seats}");
+        assert_eq!(
+            implied,
+            trace("hanabi", &config, 3, &opponents, 1, 40),
+            "{seats}"
+        );
         let env = VecEnv::new("hanabi", &Value::Null, 2, 1, &opponents, Some(1)).unwrap();
         assert_eq!(env.num_seats(), seats);
         let other = json!({ "seats": if seats == 2 { 3 } else { 2 } });
@@ -434,7 +471,10 @@ fn hanabi_seat_count_follows_opponents_unless_configured() {
             .err()
             .unwrap()
             .to_string();
-        assert!(err.contains(&format!("config={{'seats': {seats}}}")), "{err}");
+        assert!(
+            err.contains(&format!("config={{'seats': {seats}}}")),
+            "{err}"
+        );
     }
     let six = vec![None, tracker(), tracker(), tracker(), tracker(), tracker()];
     let err = VecEnv::new("hanabi", &Value::Null, 2, 1, &six, Some(1))
@@ -447,7 +487,10 @@ fn hanabi_seat_count_follows_opponents_unless_configured() {
         .err()
         .unwrap()
         .to_string();
-    assert!(err.contains("hex has 2 seats") && !err.contains("seats'"), "{err}");
+    assert!(
+        err.contains("hex has 2 seats") && !err.contains("seats'"),
+        "{err}"
+    );
 }
 
 /// A bad baseline name is an `opponents` error naming the seat; a bad
@@ -459,7 +502,10 @@ fn opponent_errors_name_the_seat_and_the_key() {
         match VecEnv::new("hex", &Value::Null, 2, 1, &opponents, Some(1)) {
             Err(CoreError::Config { field: f, reason }) => {
                 assert_eq!(f, field, "{reason}");
-                assert!(reason.contains(&format!("opponents[1] = {name:?}")), "{reason}");
+                assert!(
+                    reason.contains(&format!("opponents[1] = {name:?}")),
+                    "{reason}"
+                );
             }
             other => panic!("{name}: {:?}", other.map(|e| e.num_envs())),
         }

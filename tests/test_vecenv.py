@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+import time
 from collections import defaultdict
 
 import numpy as np
@@ -118,10 +120,11 @@ def run(game, threads, n=17, steps=80, opponents=None):
 
 @pytest.mark.parametrize("game", ["hex", "dark-hex-5", "hanabi", "breakthrough", "rotate"])
 def test_any_thread_count_gives_the_same_batch(game):
-    one, two = run(game, 1), run(game, 2)
-    for a, b in zip(one, two, strict=True):
-        for x, y in zip(a, b, strict=True):
-            np.testing.assert_array_equal(x, y)
+    one = run(game, 1)
+    for other in (run(game, 2), run(game, None)):  # None: every core
+        for a, b in zip(one, other, strict=True):
+            for x, y in zip(a, b, strict=True):
+                np.testing.assert_array_equal(x, y)
 
 
 def test_finished_episodes_reset_and_report_their_score():
@@ -146,19 +149,233 @@ def test_finished_episodes_reset_and_report_their_score():
     assert np.mean(scores) < -0.5
 
 
+def legal_set(env, i):
+    """Env `i`'s legal ids as a refusal lists them: `id (move text)`, from its mask."""
+    return [f"{a} ({env.action_names[a]})" for a in np.flatnonzero(env.mask[i])]
+
+
 def test_illegal_actions_are_refused_naming_the_env():
     env = coworld.VecEnv("hex", 3, seed=1, threads=1)
     env.reset()
     env.step([0, 1, 2])
-    with pytest.raises(coworld.IllegalMove, match="env 0: action 0 \\(a1\\)"):
+    with pytest.raises(coworld.IllegalMove, match="env 0: action 0 \\(a1\\) is not legal"):
         env.step([0, 5, 6])
+
+
+@pytest.mark.parametrize("game", ["hex", "recon-hex-5", "hanabi", "rotate"])
+def test_an_illegal_id_names_the_envs_legal_ids(game):
+    """Out of range, illegal here, or (rotate) another game's: the refusal lists
+    the env's legal ids with their move text (the live game's only), the valid
+    id range, and no env moves."""
+    env = coworld.VecEnv(game, 4, seed=3, threads=1)
+    env.reset()
+    for _ in range(2):
+        env.step(env.sample_legal())
+    top = env.num_actions - 1
+    live = env.info["game"][3]
+    mine = env.action_games == live
+    illegal = np.flatnonzero(~env.mask[3] & mine)
+    others = np.flatnonzero(~mine)
+    for bad in [env.num_actions, -1, 10**6, *illegal[:1], *others[:1]]:
+        actions = env.sample_legal()
+        actions[3] = bad
+        before = env.obs.copy()
+        with pytest.raises(coworld.IllegalMove) as e:
+            env.step(actions)
+        message = str(e.value)
+        assert "game is over" not in message and f"env 3: action {bad} " in message
+        assert e.value.move == str(bad)
+        assert e.value.legal == legal_set(env, 3) and e.value.legal
+        assert message.endswith("legal moves: " + ", ".join(e.value.legal))
+        np.testing.assert_array_equal(env.obs, before)
+        if not 0 <= bad <= top:
+            assert f"(ids are 0..{top})" in message
+    assert others.size == 0 or f"is a {env.games[env.action_games[others[0]]]} id" in message
+
+
+BAD_ACTIONS = {
+    "floats": np.array([0.5, 1, 2, 3]),
+    "integral floats": np.array([0.0, 1.0, 2.0, 3.0]),
+    "float list": [0.0, 1, 2, 3],
+    "2-D": np.zeros((4, 1), dtype=np.int64),
+    "2-D list": [[0], [1], [2], [3]],
+    "bools": np.array([True, False, True, False]),
+    "bool list": [True, False, True, False],
+    "short": [0, 1, 2],
+    "long": np.arange(5),
+    "scalar": 3,
+    "empty": [],
+    "strings": ["a1", "b1", "c1", "d1"],
+    "None": None,
+    "objects": [0, 1, None, 3],
+    "ragged": [0, [1, 2], 3, 4],
+    "huge": [2**70, 0, 0, 0],
+}
+
+
+@pytest.mark.parametrize("kind", BAD_ACTIONS)
+def test_actions_must_be_one_integer_id_per_env(kind):
+    env = coworld.VecEnv("hex", 4, seed=1, threads=1)
+    env.reset()
+    before = env.obs.copy()
+    with pytest.raises(
+        coworld.ConfigError, match=r"one integer action id per env: shape \(4,\)"
+    ) as e:
+        env.step(BAD_ACTIONS[kind])
+    assert e.value.field == "actions"
+    np.testing.assert_array_equal(env.obs, before)
+
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("form", [*INT_DTYPES, list, tuple])
+def test_actions_of_any_integer_dtype_or_a_list_of_ints_step_alike(form):
+    ref, env = (coworld.VecEnv("hex", 4, seed=1, threads=1) for _ in range(2))
+    ref.reset()
+    env.reset()
+    for _ in range(5):
+        actions = ref.sample_legal()
+        ref.step(actions)
+        given = form(actions.tolist()) if form in (list, tuple) else actions.astype(form)
+        env.step(given)
+        np.testing.assert_array_equal(env.obs, ref.obs)
+        np.testing.assert_array_equal(env.mask, ref.mask)
+
+
+def test_the_envs_own_seat_array_is_a_valid_actions_argument():
+    """`info["seat"]` is int64 of shape (n,) and the core rewrites it during the
+    step: passing it (or a view of it) as actions steps, it does not crash."""
+    env = coworld.VecEnv("hex", 4, seed=1, threads=1)
+    env.reset()
+    assert (env.info["seat"] == 0).all()  # id 0 (a1) is legal everywhere
+    env.step(env.info["seat"])
+    assert (env.obs[:, 1, 0, 0] == 1).all()  # seat 1 to move sees a1 as the opponent's
+    env.step(env.info["seat"][:])  # id 1 (b1)
+    assert (env.obs[:, 1, 0, 1] == 1).all() and (env.info["seat"] == 0).all()
+
+
+CONSTRUCTOR_ERRORS = [
+    ({"n": -1}, "n", "integer >= 1, not -1"),
+    ({"n": 0}, "n", "integer >= 1, not 0"),
+    ({"n": 1.5}, "n", "must be an integer, not 1.5"),
+    ({"n": "4"}, "n", "must be an integer, not '4'"),
+    ({"n": True}, "n", "must be an integer, not True"),
+    ({"n": 2**24 + 1}, "n", "at most 16777216 envs"),
+    ({"threads": 0}, "threads", "integer >= 1, not 0"),
+    ({"threads": -2}, "threads", "integer >= 1, not -2"),
+    ({"threads": 1.0}, "threads", "must be an integer, not 1.0"),
+    ({"seed": 2**63}, "seed", f"in {-(2**63)}..{2**63 - 1}, not {2**63}"),
+    ({"seed": -(2**63) - 1}, "seed", f"not {-(2**63) - 1}"),
+    ({"seed": None}, "seed", "must be an integer, not None"),
+    ({"seed": 1.5}, "seed", "must be an integer, not 1.5"),
+    ({"game": 3}, "game", "a game id (a string), not 3"),
+    ({"opponents": "tactician"}, "opponents", "a list with one entry per seat"),
+    ({"opponents": [None, 3]}, "opponents", "opponents[1] must be None or a baseline name"),
+    ({"opponents": [None, "nobody"]}, "opponents", 'opponents[1] = "nobody" (hex)'),
+    ({"opponents": [None, "mcts?foo=20"]}, "foo", 'opponents[1] = "mcts?foo=20" (hex)'),
+    ({"opponents": [None, "tactician?eps=2"]}, "eps", 'opponents[1] = "tactician?eps=2"'),
+    ({"opponents": [None, "mcts?sims=lots"]}, "sims", 'opponents[1] = "mcts?sims=lots"'),
+    ({"config": [1]}, "config", "a mapping of settings, not [1]"),
+    ({"config": {"x": object()}}, "config", "JSON-serialisable"),
+    ({"config": {"size": 9}}, "size", "not a setting of this game"),
+]
+
+
+@pytest.mark.parametrize(("change", "field", "says"), CONSTRUCTOR_ERRORS)
+def test_constructor_arguments_are_config_errors_naming_the_field(change, field, says):
+    args = {"game": "hex", "n": 2, "seed": 1, "threads": 1} | change
+    with pytest.raises(coworld.ConfigError, match=f"`{field}`") as e:
+        coworld.VecEnv(**args)
+    assert e.value.field == field
+    assert says in str(e.value)
+
+
+def test_any_64_bit_seed_is_deterministic():
+    """Negative seeds (and the extremes) are kept, not refused: each is its own
+    deterministic batch."""
+    traces = {}
+    for seed in (-5, 5, -(2**63), 2**63 - 1, 0):
+        env = coworld.VecEnv("hex", 8, seed=seed, threads=1)
+        env.reset()
+        again = coworld.VecEnv("hex", 8, seed=seed, threads=2)
+        again.reset()
+        trace = []
+        for _ in range(30):
+            actions = env.sample_legal()
+            np.testing.assert_array_equal(actions, again.sample_legal())
+            env.step(actions)
+            again.step(actions)
+            np.testing.assert_array_equal(env.obs, again.obs)
+            trace.append(env.obs.tobytes())
+        traces[seed] = trace
+    assert len({tuple(t) for t in traces.values()}) == len(traces)
+
+
+def test_ids_names_and_endings_refuse_out_of_range_values():
+    env = coworld.VecEnv("hex", 4, seed=1, threads=1)
+    env.reset()
+    assert env.action_name(48) == "g7" and env.action_name(np.int16(7)) == "a2"
+    for bad in (1000, 49, -1, -49):
+        with pytest.raises(IndexError, match="hex has ids 0..48"):
+            env.action_name(bad)
+    with pytest.raises(IndexError, match="integer"):
+        env.action_name(1.0)
+    with pytest.raises(KeyError, match="'z9' is not a move of hex; env.action_names") as e:
+        env.action_id("z9")
+    assert isinstance(e.value, ValueError) and isinstance(e.value, coworld.CoworldError)
+    assert str(e.value).startswith("'z9' is not")  # not KeyError's quoted repr
+    for env_index in (4, -1):
+        with pytest.raises(IndexError, match="envs 0..3"):
+            env.action_id("a1", env=env_index)
+    assert env.action_id("a1", env=3) == 0
+    assert env.ending_name(0) == coworld.ENDINGS[0]
+    for code in (-1, len(coworld.ENDINGS)):
+        with pytest.raises(IndexError, match=f"codes are 0..{len(coworld.ENDINGS) - 1}"):
+            env.ending_name(code)
+
+
+def test_rotate_action_id_needs_a_live_game():
+    env = coworld.VecEnv("rotate", 4, seed=2, threads=1)
+    with pytest.raises(coworld.ConfigError, match="call reset"):
+        env.action_id("a1", env=0)
+    env.reset()
+    game = env.games[env.info["game"][1]]
+    with pytest.raises(KeyError, match=f"not a move of {game} \\(env 1's live game\\)"):
+        env.action_id("z9", env=1)
 
 
 def test_bad_opponents_are_config_errors():
     with pytest.raises(coworld.ConfigError, match="tactician"):
         coworld.VecEnv("rotate", 4, seed=1, opponents=[None, "probe"])
     with pytest.raises(coworld.ConfigError, match="one entry per seat"):
-        coworld.VecEnv("hanabi", 4, seed=1, opponents=[None, "conventions"])
+        coworld.VecEnv("hanabi", 4, seed=1, opponents=[None] + ["conventions"] * 5)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_hanabi_opponents_set_the_seat_count_unless_config_does(seats):
+    opponents = [None] + ["tracker"] * (seats - 1)
+    env = coworld.VecEnv("hanabi", 3, seed=2, opponents=opponents, threads=1)
+    same = coworld.VecEnv("hanabi", 3, seed=2, opponents=opponents, config={"seats": seats})
+    state = coworld.game("hanabi").init({"seats": seats}, seed=1)
+    assert env.num_seats == seats and env.num_actions == 10 + 10 * seats
+    assert env.obs_shape == encode(state, 0)[0].shape
+    env.reset()
+    same.reset()
+    for _ in range(20):
+        actions = env.sample_legal()
+        env.step(actions)
+        same.step(actions)
+        np.testing.assert_array_equal(env.obs, same.obs)
+    other = 3 if seats != 3 else 4
+    with pytest.raises(coworld.ConfigError, match=f"config=\\{{'seats': {seats}\\}}"):
+        coworld.VecEnv("hanabi", 3, seed=2, opponents=opponents, config={"seats": other})
+
+
+def test_hanabi_opponents_outside_two_to_five_name_the_seats_setting():
+    with pytest.raises(coworld.ConfigError, match="hanabi takes 2 to 5 seats") as e:
+        coworld.VecEnv("hanabi", 2, seed=1, opponents=[None] + ["tracker"] * 5)
+    assert e.value.field == "opponents" and "config={'seats'" in str(e.value)
 
 
 def test_hanabi_opponents_play_inside_the_core():
@@ -177,17 +394,67 @@ def test_hanabi_opponents_play_inside_the_core():
 
 
 def test_opponents_take_baseline_parameters():
-    env = coworld.VecEnv("hex", 4, seed=1, opponents=[None, "tactician?eps=0.3"], threads=1)
-    env.reset()
-    env.step(env.sample_legal())
-    with pytest.raises(coworld.ConfigError, match="depth"):
+    for opponent in ("tactician?eps=0.3", "mcts?sims=20", "mcts?sims=20&eps=0.1"):
+        env = coworld.VecEnv("hex", 4, seed=1, opponents=[None, opponent], threads=1)
+        env.reset()
+        for _ in range(3):
+            env.step(env.sample_legal())
+        assert (env.info["seat"] == 0).all()
+    with pytest.raises(coworld.ConfigError, match="depth") as e:
         coworld.VecEnv("hex", 4, seed=1, opponents=[None, "tactician?depth=3"])
+    assert e.value.field == "depth" and "tactician?depth=3" in str(e.value)
 
 
 def test_stepping_before_reset_is_refused():
     env = coworld.VecEnv("hex", 2, seed=1)
     with pytest.raises(coworld.ConfigError, match="call reset"):
         env.sample_legal()
+    with pytest.raises(coworld.ConfigError, match="call reset") as e:
+        env.step([0, 0])
+    assert e.value.field == "reset"
+
+
+def test_buffers_are_rewritten_in_place_and_samples_are_new_arrays():
+    env = coworld.VecEnv("breakthrough", 5, seed=1, threads=1)
+    obs, mask = env.reset()
+    first = obs.copy()
+    samples = [env.sample_legal() for _ in range(2)]
+    assert samples[0] is not samples[1]
+    for a in samples:
+        assert a.dtype == np.int64 and a.shape == (5,) and env.mask[np.arange(5), a].all()
+    out = env.step(samples[0])
+    assert out[0] is obs and out[1] is mask and out[5] is env.info
+    assert out[2] is env.rewards and out[3] is env.terminated and out[4] is env.truncated
+    assert not np.array_equal(obs, first)  # the same array, rewritten
+
+
+def test_step_releases_the_gil():
+    """While one thread is inside a long step, another Python thread keeps
+    running: its timestamps cover most of the step, not just its first switch
+    interval (as they would if the step held the GIL)."""
+    env = coworld.VecEnv("hex", 16, seed=1, opponents=[None, "mcts?sims=10000"], threads=1)
+    env.reset()
+    actions = env.sample_legal()
+    window: list[float] = []
+    ready = threading.Event()
+
+    def step():
+        ready.wait()
+        window.append(time.perf_counter())
+        env.step(actions)
+        window.append(time.perf_counter())
+
+    worker = threading.Thread(target=step)
+    worker.start()
+    stamps = []
+    ready.set()
+    while worker.is_alive():
+        stamps.append(time.perf_counter())
+    worker.join()
+    start, end = window
+    inside = [t for t in stamps if start < t < end]
+    assert end - start > 0.05, "the step must be long enough to tell"
+    assert inside and inside[-1] - inside[0] > 0.5 * (end - start)
 
 
 def member_state(state):
@@ -293,3 +560,19 @@ def test_rotate_refuses_another_games_action():
     actions[i] = other
     with pytest.raises(coworld.IllegalMove, match="env 0"):
         env.step(actions)
+
+
+def test_encode_refuses_a_seat_that_does_not_exist():
+    state = coworld.game("hex").init(seed=1)
+    assert encode(state, np.int64(1))[0].shape == (3, 7, 7)
+    for seat, says in [(-1, "integer >= 0, not -1"), (2, "hex has seats 0..1"), (None, "None")]:
+        with pytest.raises(coworld.ConfigError, match=says) as e:
+            encode(state, seat)
+        assert e.value.field == "seat"
+
+
+def test_a_huge_unsigned_id_is_reported_out_of_range_not_negative():
+    env = coworld.VecEnv("hex", 2, seed=1, threads=1)
+    env.reset()
+    with pytest.raises(coworld.IllegalMove, match="env 0: action 9223372036854775807 is not"):
+        env.step(np.array([2**64 - 1, 0], dtype=np.uint64))

@@ -11,24 +11,87 @@ its ending in `info`, and already returns the next episode's first observation.
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import _core
+from .errors import ConfigError, CoworldError
 from .simulate import ENDINGS
+
+I64 = (-(2**63), 2**63 - 1)
+
+
+class UnknownMove(CoworldError, KeyError, ValueError):
+    """`action_id` got a text that is not a move of the game: a `KeyError` (as a
+    dict lookup would raise) that is also a `ValueError`."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+def _config_error(field: str, reason: str) -> ConfigError:
+    """The core's own format: ``config field `n`: ...``."""
+    return ConfigError(f"config field `{field}`: {reason}", field)
+
+
+def _integer(field: str, value: Any, lo: int, hi: int | None = None) -> int:
+    """`value` as an int in lo..hi (a bool or a float is refused, not rounded)."""
+    try:
+        if isinstance(value, bool | np.bool_):
+            raise TypeError
+        v = operator.index(value)
+    except TypeError:
+        raise _config_error(field, f"must be an integer, not {value!r}") from None
+    if v < lo or (hi is not None and v > hi):
+        span = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
+        raise _config_error(field, f"must be an integer {span}, not {v}")
+    return v
+
+
+def _opponents(opponents: Any) -> list[str | None] | None:
+    if opponents is None:
+        return None
+    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+        raise _config_error(
+            "opponents",
+            f"a list with one entry per seat (None or a baseline name), not {opponents!r}",
+        )
+    for seat, entry in enumerate(opponents):
+        if entry is not None and not isinstance(entry, str):
+            raise _config_error(
+                "opponents", f"opponents[{seat}] must be None or a baseline name, not {entry!r}"
+            )
+    return list(opponents)
+
+
+def _config(config: Any) -> str | None:
+    if config is None:
+        return None
+    if not isinstance(config, Mapping):
+        raise _config_error("config", f"must be a mapping of settings, not {config!r}")
+    if not config:
+        return None
+    try:
+        return json.dumps(dict(config))
+    except (TypeError, ValueError) as e:
+        raise _config_error("config", f"must be JSON-serialisable: {e}") from None
 
 
 class VecEnv:
     """`VecEnv(game, n, seed, opponents=None)`.
 
-    `opponents`: one entry per seat, `None` for a seat the caller plays and a
-    baseline name (`"tactician"`, `"probe"`, `"conventions"`, ...) for a seat
-    the core plays; omitted, the caller plays every seat. `threads` None uses
-    every core; results are identical for any thread count. `rotate` plays, in
-    each episode, the game of the rotation its seed draws, behind one padded
-    space (`games`, `action_games` and `info["game"]` say which; docs/vecenv.md).
+    `n`: envs, 1..2**24; `seed`: any 64-bit integer. `opponents`: one entry per
+    seat, `None` for a seat the caller plays and a baseline name (`"tactician"`,
+    `"mcts?sims=20"`, `"conventions"`, ...) for a seat the core plays; omitted,
+    the caller plays every seat (Hanabi: its length sets the seat count unless
+    `config` has `seats`). `threads` (a positive integer) None uses every core;
+    results are identical for any thread count. `rotate` plays, in each episode,
+    the game of the rotation its seed draws, behind one padded space (`games`,
+    `action_games` and `info["game"]` say which; docs/vecenv.md). Bad arguments
+    raise `coworld.ConfigError` naming the field.
     """
 
     def __init__(
@@ -41,13 +104,15 @@ class VecEnv:
         config: Mapping[str, Any] | None = None,
         threads: int | None = None,
     ) -> None:
+        if not isinstance(game, str):
+            raise _config_error("game", f"must be a game id (a string), not {game!r}")
         self._env = _core.VecEnv(
             game,
-            int(n),
-            int(seed),
-            None if opponents is None else list(opponents),
-            json.dumps(dict(config)) if config else None,
-            threads,
+            _integer("n", n, 1),
+            _integer("seed", seed, *I64),
+            _opponents(opponents),
+            _config(config),
+            None if threads is None else _integer("threads", threads, 1),
         )
         self.game: str = self._env.game
         self.num_envs: int = self._env.num_envs
@@ -78,6 +143,7 @@ class VecEnv:
             "plies": self._env.plies,
             "game": self._env.episode_game,
         }
+        self._started = False
 
     def __repr__(self) -> str:
         return f"<coworld.VecEnv {self.game} n={self.num_envs} actions={self.num_actions}>"
@@ -85,18 +151,51 @@ class VecEnv:
     def reset(self) -> tuple[np.ndarray, np.ndarray]:
         """Start a fresh episode in every env: `(obs, mask)`."""
         self._env.reset()
+        self._started = True
         return self.obs, self.mask
 
     def step(
         self, actions: np.ndarray | Sequence[int]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        """One action id per env: `(obs, mask, rewards, terminated, truncated, info)`.
-        An illegal id raises `coworld.IllegalMove` naming the env, and no env moves."""
-        self._env.step(np.ascontiguousarray(actions, dtype=np.int64))
+        """One action id per env (any integer dtype, shape `(n,)`):
+        `(obs, mask, rewards, terminated, truncated, info)`. Other dtypes (floats,
+        bools) or shapes raise `coworld.ConfigError` (field `actions`); an illegal
+        id raises `coworld.IllegalMove` naming the env and its legal ids, and no
+        env moves."""
+        self._env.step(self._actions(actions))
         return self.obs, self.mask, self.rewards, self.terminated, self.truncated, self.info
 
+    def _actions(self, actions: Any) -> np.ndarray:
+        """`actions` as the core takes them: contiguous int64 of shape (n,)."""
+        a = actions
+        if not isinstance(a, np.ndarray):
+            try:
+                a = np.asarray(actions)
+            except (TypeError, ValueError):  # ragged lists
+                raise self._bad_actions(actions) from None
+        if a.dtype.kind not in "iu" or a.shape != (self.num_envs,):
+            raise self._bad_actions(a)
+        if a.dtype == np.int64 and np.may_share_memory(a, self.info["seat"]):
+            return a.copy()  # the core rewrites `seat` while it reads the actions
+        if a.dtype == np.uint64:  # ids past 2**63 - 1 stay out of range, not negative
+            a = np.minimum(a, I64[1])
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    def _bad_actions(self, a: Any) -> ConfigError:
+        got = (
+            f"got dtype {a.dtype} and shape {a.shape}"
+            if isinstance(a, np.ndarray)
+            else f"got {type(a).__name__}"
+        )
+        return _config_error(
+            "actions",
+            f"one integer action id per env: shape ({self.num_envs},) of an integer dtype "
+            f"(floats and bools are refused, not rounded); {got}",
+        )
+
     def sample_legal(self) -> np.ndarray:
-        """A uniformly random legal action id per env (from the core's own streams)."""
+        """A uniformly random legal action id per env (from the core's own
+        streams): a new int64 array of shape `(n,)` on each call."""
         return self._env.sample_legal()
 
     def action_id(self, move: str, env: int | None = None) -> int:
@@ -105,25 +204,52 @@ class VecEnv:
         quoridor move, with different ids)."""
         if env is None and len(self.games) > 1:
             raise ValueError(f"{self.game}: pass env=, whose live game decides the id")
-        game = 0 if env is None else int(self.info["game"][env])
+        if env is None:
+            game = 0
+        else:
+            i = _index("env", env, self.num_envs, f"{self.game} VecEnv has envs")
+            if len(self.games) > 1 and not self._started:
+                raise _config_error("reset", "call reset() first: env's live game decides the id")
+            game = int(self.info["game"][i])
         try:
             return self._ids[game][move]
-        except KeyError:
-            raise KeyError(f"{move!r} is not a move of {self.games[game]}'s action space") from None
+        except (KeyError, TypeError):
+            live = f" (env {env}'s live game)" if len(self.games) > 1 else ""
+            raise UnknownMove(
+                f"{move!r} is not a move of {self.games[game]}{live}; "
+                "env.action_names lists every id's move text"
+            ) from None
 
     def action_name(self, action: int) -> str:
-        """The canonical move text of an action id."""
-        return self.action_names[action]
+        """The canonical move text of an action id (0..num_actions - 1)."""
+        return self.action_names[_index("action", action, self.num_actions, f"{self.game} has ids")]
 
     @staticmethod
     def ending_name(code: int) -> str:
-        return ENDINGS[code]
+        """The name of an `info["ending"]` code (-1, no ending, is refused)."""
+        note = " (-1 in info['ending']: the step ended no episode)" if code == -1 else ""
+        return ENDINGS[_index("ending", code, len(ENDINGS), "codes are", note)]
+
+
+def _index(what: str, value: Any, size: int, has: str, note: str = "") -> int:
+    """`value` as an index in 0..size-1, else an IndexError naming the range
+    (no negative indexing from the end)."""
+    try:
+        if isinstance(value, bool | np.bool_):
+            raise TypeError
+        i = operator.index(value)
+    except TypeError:
+        raise IndexError(f"{what} must be an integer, not {value!r}") from None
+    if not 0 <= i < size:
+        raise IndexError(f"{what} {i} is out of range: {has} 0..{size - 1}{note}")
+    return i
 
 
 def encode(state: _core.State, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """The observation tensor `seat` gets in `state` and the active seat's mask,
-    exactly as a VecEnv writes them."""
-    return _core.encode(state, seat)
+    exactly as a VecEnv writes them. `seat` is 0..num_seats - 1 (else a
+    `ConfigError` naming `seat`)."""
+    return _core.encode(state, _integer("seat", seat, 0))
 
 
 def action_names(state: _core.State) -> list[str]:

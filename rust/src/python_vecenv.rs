@@ -35,6 +35,33 @@ pub struct PyVecEnv {
     episode_game: Py<PyArray1<i8>>,
 }
 
+/// A buffer borrowed for writing; a buffer already borrowed (an `actions` array
+/// that is one of the env's own buffers) is an error, not a panic.
+fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
+    a: &Bound<'py, numpy::PyArray<T, D>>,
+) -> PyResult<numpy::PyReadwriteArray<'py, T, D>> {
+    a.try_readwrite().map_err(|e| {
+        pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "a VecEnv buffer is already borrowed ({e}): pass actions that are not \
+             one of the env's own arrays (a copy)"
+        ))
+    })
+}
+
+/// A zeroed buffer from `numpy.zeros`, so that a buffer too large to allocate
+/// is numpy's `MemoryError`, not a panic.
+fn zeros<T: numpy::Element, D: numpy::ndarray::Dimension>(
+    py: Python<'_>,
+    shape: Vec<usize>,
+) -> PyResult<Py<numpy::PyArray<T, D>>> {
+    let dtype = numpy::dtype::<T>(py);
+    let array = py
+        .import("numpy")?
+        .call_method1("zeros", (shape, dtype))?
+        .cast_into::<numpy::PyArray<T, D>>()?;
+    Ok(array.unbind())
+}
+
 impl PyVecEnv {
     /// Run `f` on the core env and every buffer, with the GIL released.
     fn with_buffers<T: Send>(
@@ -42,15 +69,15 @@ impl PyVecEnv {
         py: Python<'_>,
         f: impl FnOnce(&mut vecenv::VecEnv, &mut Buffers) -> T + Send,
     ) -> PyResult<T> {
-        let mut obs = self.obs.bind(py).readwrite();
-        let mut mask = self.mask.bind(py).readwrite();
-        let mut rewards = self.rewards.bind(py).readwrite();
-        let mut terminated = self.terminated.bind(py).readwrite();
-        let mut truncated = self.truncated.bind(py).readwrite();
-        let mut seat = self.seat.bind(py).readwrite();
-        let mut ending = self.ending.bind(py).readwrite();
-        let mut plies = self.plies.bind(py).readwrite();
-        let mut game = self.episode_game.bind(py).readwrite();
+        let mut obs = writable(self.obs.bind(py))?;
+        let mut mask = writable(self.mask.bind(py))?;
+        let mut rewards = writable(self.rewards.bind(py))?;
+        let mut terminated = writable(self.terminated.bind(py))?;
+        let mut truncated = writable(self.truncated.bind(py))?;
+        let mut seat = writable(self.seat.bind(py))?;
+        let mut ending = writable(self.ending.bind(py))?;
+        let mut plies = writable(self.plies.bind(py))?;
+        let mut game = writable(self.episode_game.bind(py))?;
         let mut b = Buffers {
             obs: obs.as_slice_mut()?,
             mask: mask.as_slice_mut()?,
@@ -88,15 +115,15 @@ impl PyVecEnv {
         shape.extend(env.obs_shape());
         let (actions, seats) = (env.num_actions(), env.num_seats());
         Ok(PyVecEnv {
-            obs: PyArrayDyn::zeros(py, shape, false).unbind(),
-            mask: PyArray2::zeros(py, [n, actions], false).unbind(),
-            rewards: PyArray2::zeros(py, [n, seats], false).unbind(),
-            terminated: PyArray1::zeros(py, n, false).unbind(),
-            truncated: PyArray1::zeros(py, n, false).unbind(),
-            seat: PyArray1::zeros(py, n, false).unbind(),
-            ending: PyArray1::zeros(py, n, false).unbind(),
-            plies: PyArray1::zeros(py, n, false).unbind(),
-            episode_game: PyArray1::zeros(py, n, false).unbind(),
+            obs: zeros(py, shape)?,
+            mask: zeros(py, vec![n, actions])?,
+            rewards: zeros(py, vec![n, seats])?,
+            terminated: zeros(py, vec![n])?,
+            truncated: zeros(py, vec![n])?,
+            seat: zeros(py, vec![n])?,
+            ending: zeros(py, vec![n])?,
+            plies: zeros(py, vec![n])?,
+            episode_game: zeros(py, vec![n])?,
             env,
         })
     }
@@ -118,7 +145,7 @@ impl PyVecEnv {
     fn sample_legal<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let out = PyArray1::<i64>::zeros(py, self.env.num_envs(), false);
         {
-            let mut w = out.readwrite();
+            let mut w = writable(&out)?;
             let slice = w.as_slice_mut()?;
             let env = &mut self.env;
             py.detach(|| env.sample_legal(slice)).map_err(to_pyerr)?;

@@ -108,21 +108,23 @@ impl<G: Tensor> Envs<G> {
         // whose restart differs from the registry's build, goes through the registry.
         let direct = template.restart(first).is_some_and(|g| g == template);
         let seats = template.num_seats();
-        let opponents = resolve_opponents(&template, opponents, seats)?;
+        let opponents = resolve_opponents(id, opponents, seats)?;
         let num_actions = template.num_actions();
         let obs_len = template.obs_shape().iter().product();
         let words = num_actions.div_ceil(64);
-        let slots = (0..n)
-            .map(|index| Slot {
-                index,
-                game: template.clone(),
-                seed: 0,
-                episodes: 0,
-                rng: Rng::new(0),
-                legal: vec![0; words],
-                scratch: Vec::new(),
-            })
-            .collect();
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(n).map_err(|_| {
+            CoreError::config("n", format!("not enough memory for {n} envs of {id}"))
+        })?;
+        slots.extend((0..n).map(|index| Slot {
+            index,
+            game: template.clone(),
+            seed: 0,
+            episodes: 0,
+            rng: Rng::new(0),
+            legal: vec![0; words],
+            scratch: Vec::new(),
+        }));
         let pool = match threads {
             Some(1) => None,
             t => Some(crate::simulate::pool(t.unwrap_or(0))?),
@@ -350,7 +352,7 @@ impl<G: Tensor> Envs<G> {
             return Err(CoreError::config(
                 "actions",
                 format!(
-                    "one action per env: {} envs, {} actions",
+                    "one integer action id per env: shape ({},), got {} actions",
                     self.slots.len(),
                     actions.len()
                 ),
@@ -366,22 +368,51 @@ impl<G: Tensor> Envs<G> {
         Ok(())
     }
 
+    /// The name of game `k` of the batch's list (`VecEnv::games`).
+    fn game_name(&self, k: usize) -> &'static str {
+        if self.id == "rotate" {
+            crate::catalog::rotation()[k]
+        } else {
+            self.id
+        }
+    }
+
+    /// The refusal of action `a` in `slot`: what is wrong with it, and the
+    /// env's legal ids with their move text (the live game's only, under `rotate`).
     #[cold]
     fn illegal(&self, slot: &Slot<G>, a: i64) -> CoreError {
-        let name = usize::try_from(a)
-            .ok()
-            .and_then(|a| slot.game.move_of(a))
-            .map_or_else(|| "no move".to_string(), |m| slot.game.move_name(m));
-        CoreError::illegal(
-            &a.to_string(),
-            format!(
-                "env {}: action {a} ({name}) is not legal for seat {}; actions are 0..{}",
-                slot.index,
-                slot.game.active_seat().unwrap_or(0),
-                self.num_actions
+        let g = &slot.game;
+        let name =
+            |id: usize| g.move_name(g.move_of(id).expect("ids below num_actions name moves"));
+        let live = g.game_index();
+        let what = match usize::try_from(a).ok().filter(|&id| id < self.num_actions) {
+            None => format!(
+                "action {a} is not an action id of {} (ids are 0..{})",
+                self.id,
+                self.num_actions - 1
             ),
-            vec![],
-        )
+            Some(id) if self.template.action_game(id) != live => format!(
+                "action {a} ({}) is a {} id, but this env's live episode plays {}",
+                name(id),
+                self.game_name(self.template.action_game(id)),
+                self.game_name(live)
+            ),
+            Some(id) => format!(
+                "action {a} ({}) is not legal for seat {}",
+                name(id),
+                g.active_seat().unwrap_or(0)
+            ),
+        };
+        let mut legal = Vec::new();
+        for (wi, &word) in slot.legal.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                let id = wi * 64 + w.trailing_zeros() as usize;
+                legal.push(format!("{id} ({})", name(id)));
+                w &= w - 1;
+            }
+        }
+        CoreError::illegal(&a.to_string(), format!("env {}: {what}", slot.index), legal)
     }
 
     /// A uniformly random legal action per env, from its own stream.
@@ -420,7 +451,7 @@ impl<G: Tensor> Envs<G> {
 /// Per seat: `None` for a learner, else the named baseline. At least one learner.
 /// The one place the batched environment looks a baseline up by name.
 fn resolve_opponents<G: Tensor>(
-    g: &G,
+    id: &str,
     names: &[Option<String>],
     seats: usize,
 ) -> CoreResult<Vec<Option<Player<G>>>> {
@@ -428,14 +459,26 @@ fn resolve_opponents<G: Tensor>(
         return Ok(vec![None; seats]);
     }
     if names.len() != seats {
-        return Err(CoreError::config(
-            "opponents",
-            format!(
-                "{} has {seats} seats: give one entry per seat (None for a learner), got {}",
-                g.id(),
-                names.len()
-            ),
-        ));
+        let got = names.len();
+        let mut reason = format!(
+            "{id} has {seats} seats: give one entry per seat (None for a learner), got {got}"
+        );
+        // A game with a seat-count setting (Hanabi) says how to change it.
+        if let Some(e) = crate::catalog::entry(id)
+            .ok()
+            .filter(|e| e.settings.contains(&"seats"))
+        {
+            let (lo, hi) = (e.seats.min, e.seats.max);
+            if (lo..=hi).contains(&got) {
+                reason += &format!(
+                    "; set config={{'seats': {got}}} (or leave `seats` out of config and \
+                     the number of opponents entries sets it)"
+                );
+            } else {
+                reason += &format!("; {id} takes {lo} to {hi} seats (config={{'seats': k}})");
+            }
+        }
+        return Err(CoreError::config("opponents", reason));
     }
     if names.iter().all(Option::is_some) {
         return Err(CoreError::config(
@@ -445,9 +488,53 @@ fn resolve_opponents<G: Tensor>(
     }
     names
         .iter()
-        .map(|n| n.as_deref().map(Player::new).transpose())
+        .enumerate()
+        .map(|(seat, n)| {
+            n.as_deref()
+                .map(|name| Player::new(name).map_err(|e| in_seat(e, id, seat, name)))
+                .transpose()
+        })
         .collect()
 }
+
+/// A baseline name's error, placed: the seat and entry of `opponents` it came
+/// from. A bad parameter keeps its key as the field; a bad name becomes `opponents`'s.
+fn in_seat(e: CoreError, id: &str, seat: usize, name: &str) -> CoreError {
+    match e {
+        CoreError::Config { field, reason } => {
+            let field = if field == "policy" {
+                "opponents".to_string()
+            } else {
+                field
+            };
+            let reason = format!("opponents[{seat}] = {name:?} ({id}): {reason}");
+            CoreError::Config { field, reason }
+        }
+        other => other,
+    }
+}
+
+/// The config a batch builds its episodes with: for a game with a seat-count
+/// setting (Hanabi), `opponents` of a length that game takes sets `seats`
+/// when the config leaves it out. Every other game's config is unchanged.
+fn with_implied_seats(game: &str, config: &Value, opponents: &[Option<String>]) -> Value {
+    let n = opponents.len();
+    let takes = crate::catalog::entry(game)
+        .ok()
+        .filter(|e| e.settings.contains(&"seats") && (e.seats.min..=e.seats.max).contains(&n));
+    match (takes, config) {
+        (Some(_), Value::Null) => serde_json::json!({ "seats": n }),
+        (Some(_), Value::Object(m)) if !m.contains_key("seats") => {
+            let mut m = m.clone();
+            m.insert("seats".into(), n.into());
+            Value::Object(m)
+        }
+        _ => config.clone(),
+    }
+}
+
+/// The most envs one batch holds.
+pub const MAX_ENVS: usize = 1 << 24;
 
 macro_rules! vec_envs {
     ($($variant:ident($ty:ty)),* $(,)?) => {
@@ -503,6 +590,19 @@ impl VecEnv {
         if n == 0 {
             return Err(CoreError::config("n", "a batch needs at least one env"));
         }
+        if n > MAX_ENVS {
+            return Err(CoreError::config(
+                "n",
+                format!("a batch holds at most {MAX_ENVS} envs, not {n}"),
+            ));
+        }
+        if threads == Some(0) {
+            return Err(CoreError::config(
+                "threads",
+                "give a positive number of worker threads, or None for every core",
+            ));
+        }
+        let config = &with_implied_seats(game, config, opponents);
         let probe = State::new(game, config, crate::rng::resolve_seed(seed))?;
         if probe.requested == "rotate" {
             let envs = Envs::new(probe.requested, config, n, seed, opponents, threads)?;
@@ -569,7 +669,11 @@ pub fn encode(state: &State, seat: Seat) -> CoreResult<(Vec<usize>, Vec<f32>, Ve
     if seat >= state.num_seats() {
         return Err(CoreError::config(
             "seat",
-            format!("seat {seat} does not exist"),
+            format!(
+                "seat {seat} does not exist: {} has seats 0..{}",
+                state.game_id(),
+                state.num_seats() - 1
+            ),
         ));
     }
     fn of<G: Tensor>(g: &G, seat: Seat) -> (Vec<usize>, Vec<f32>, Vec<bool>) {

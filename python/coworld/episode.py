@@ -152,7 +152,21 @@ class Episode:
                 "seats",
             )
         names = self.state.policy_names
+        named: dict[str, Policy] = {}
         for seat, p in enumerate(self.policies):
+            first = named.setdefault(p.name, p)
+            if first != p:  # the replay names policies: two must not share a name
+                raise ConfigError(
+                    f"seat {seat}: {_source(first)} and {_source(p)} are both named "
+                    f"{p.name!r}; give one another name (a Python policy's NAME)",
+                    "policy",
+                )
+            if isinstance(p, PythonPolicy) and p.name.split("?", 1)[0] in names:
+                raise ConfigError(
+                    f"seat {seat}: {_source(p)} is named {p.name!r}, a baseline of "
+                    f"{self.state.resolved_game}; give it another NAME",
+                    "NAME",
+                )
             if isinstance(p, ClaudePolicy):
                 check_price(p.model, p.price, f"seat {seat}: ")
             if not isinstance(p, BaselinePolicy):
@@ -518,6 +532,12 @@ class Episode:
             stream="calls",
         )
         return record
+
+
+def _source(policy: Policy) -> str:
+    """How a message names where a policy comes from."""
+    path = getattr(policy, "path", "")
+    return f"policy file {path}" if path else f"baseline {policy.name}"
 
 
 def play(

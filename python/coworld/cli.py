@@ -122,7 +122,7 @@ def _run_league(
         f"{report.played_now} episodes played now, {report.episodes} in the league, "
         f"{report.seconds:.1f} s"
     )
-    if report.played_now == 0:
+    if report.played_now == 0 and not report.missing:
         console.print("every scheduled episode was already in the database (add --fresh to replay)")
     for kind, path in report.exports.items():
         console.print(f"{kind:>4}: {path}")

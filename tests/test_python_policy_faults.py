@@ -376,6 +376,7 @@ def test_names_that_collide_are_refused_with_both_sources(tmp_path):
         ("TIME_LIMIT = float('nan')\ndef act(v, l):\n    return l[0]\n", "TIME_LIMIT"),
         ("Bot = 3\n", "Bot must be a class"),
     ],
+    ids=["sys.exit", "inf", "nan", "not-a-class"],
 )
 def test_more_bad_policy_files_are_config_errors(tmp_path, body, match):
     with pytest.raises(ConfigError, match=match):

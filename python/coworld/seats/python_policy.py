@@ -157,68 +157,102 @@ class _LimitReached(BaseException):
 
 
 _NOT_SET = object()
+_HAS_ALARM = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
 
 
 class _Alarm:
-    """SIGALRM at the limit, once: the handler raises `_LimitReached` while armed and
-    disarms itself, so a late signal can never raise twice."""
-
-    __slots__ = ("armed", "previous")
+    """The process's SIGALRM handler while episodes with Python seats run on its main
+    thread: installed by the first `hold()`, the previous handler restored by the last
+    `release()` (an episode holds it from its first Python decision to its end, so a
+    decision costs two `setitimer` calls, not two handler swaps as well). Between
+    decisions it is inert: a SIGALRM then goes to the previous handler (or, by
+    default, ends the process as it would have). While armed it raises `_LimitReached`
+    once and disarms itself, so a late signal can never raise twice."""
 
     def __init__(self) -> None:
-        self.armed = False
+        self.holders = 0
         self.previous: Any = _NOT_SET
+        self.armed = False
+        self.handler = self.fire  # one bound method: `getsignal(...) is self.handler`
 
     def fire(self, signum: int, frame: Any) -> None:
         if self.armed:
             self.armed = False
             raise _LimitReached
+        previous = self.previous
+        if callable(previous):
+            previous(signum, frame)
+        elif previous in (signal.SIG_DFL, None):  # what SIGALRM would have done
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.raise_signal(signal.SIGALRM)
 
-    def arm(self, seconds: float) -> None:
-        self.previous = signal.signal(signal.SIGALRM, self.fire)
+    def hold(self) -> bool:
+        """Install the handler (first holder); False where no interrupt is possible
+        (no SIGALRM, or not the main thread: only it runs signal handlers)."""
+        if not _HAS_ALARM or threading.current_thread() is not threading.main_thread():
+            return False
+        if self.holders == 0:
+            self.previous = signal.signal(signal.SIGALRM, self.handler)
+        self.holders += 1
+        return True
+
+    def release(self) -> None:
+        """The last holder puts the previous handler back (unless someone replaced ours)."""
+        self.holders -= 1
+        if self.holders > 0 or self.previous is _NOT_SET:
+            return
+        previous, self.previous = self.previous, _NOT_SET
+        if signal.getsignal(signal.SIGALRM) is self.handler:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+
+    def ready(self) -> bool:
+        """Whether a decision here can be interrupted now: held, on the main thread,
+        our handler still in place, and no other timer of the process running (a test
+        runner's, say: it is left alone and the answer judged when it returns)."""
+        return (
+            self.holders > 0
+            and threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGALRM) is self.handler
+            and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
+        )
+
+    def call(self, seconds: float, call: Callable[..., Any], *args: Any) -> Any:
+        """`call(*args)`, interrupted by `_LimitReached` after `seconds`. The timer is
+        always cancelled; a signal landing while this unwinds raises at most once
+        (the handler disarms itself), and only `_LimitReached`."""
         self.armed = True
         signal.setitimer(signal.ITIMER_REAL, seconds)
-
-    def disarm(self) -> None:
-        """Cancel the timer and restore the previous handler (idempotent)."""
-        if self.previous is _NOT_SET:
-            return
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        self.armed = False
-        previous, self.previous = self.previous, _NOT_SET
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+        try:
+            return call(*args)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.armed = False
 
 
-def interrupts() -> bool:
-    """Whether a decision here is interrupted at its limit: SIGALRM exists, this is
-    the main thread (only it runs signal handlers), and no other timer of this
-    process is running (pytest-timeout's, say: it is left alone)."""
-    return (
-        _HAS_ALARM
-        and threading.current_thread() is threading.main_thread()
-        and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
-    )
+_ALARM = _Alarm()
 
 
-_HAS_ALARM = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
+def hold_alarm() -> bool:
+    """Hold the SIGALRM handler for an episode (see `_Alarm`); True when held, and then
+    `release_alarm()` must follow."""
+    return _ALARM.hold()
+
+
+def release_alarm() -> None:
+    _ALARM.release()
 
 
 def _within(seconds: float, call: Callable[..., Any], *args: Any) -> Any:
-    """`call(*args)`, interrupted by `_LimitReached` after `seconds` where `interrupts()`.
-    The timer is always cancelled and the previous handler restored, even when the
-    signal lands while this unwinds (the handler is inert once it has fired)."""
-    if not interrupts():
+    """`call(*args)`, interrupted by `_LimitReached` after `seconds` where the process
+    allows it (see `_Alarm.ready`); elsewhere a plain call, judged by the caller."""
+    if _ALARM.ready():
+        return _ALARM.call(seconds, call, *args)
+    if not _ALARM.hold():
         return call(*args)
-    alarm = _Alarm()
-    try:
-        try:
-            alarm.arm(seconds)
-            return call(*args)
-        finally:
-            alarm.disarm()
-    except _LimitReached:
-        alarm.disarm()
-        raise
+    try:  # outside an episode that holds the handler: hold it for this call
+        return _ALARM.call(seconds, call, *args) if _ALARM.ready() else call(*args)
+    finally:
+        _ALARM.release()
 
 
 @dataclass

@@ -192,6 +192,30 @@ def test_a_decision_at_its_limit_is_interrupted_and_benches_the_seat(tmp_path, b
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
+def test_between_decisions_a_sigalrm_reaches_the_previous_handler(tmp_path):
+    """The episode holds its handler from its first Python decision to its end;
+    meanwhile it is inert: a SIGALRM outside a decision goes to whoever had it."""
+    heard: list[int] = []
+
+    def handler(signum, frame):
+        heard.append(signum)
+
+    def poke(event):
+        if event["type"] == "ply":
+            assert signal.getsignal(signal.SIGALRM) is not handler  # the episode's own
+            signal.raise_signal(signal.SIGALRM)
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        good = str(EXAMPLES / "random_bot.py")
+        results = play("connect-four", [good, "random"], seed=2, on_event=poke)
+        assert signal.getsignal(signal.SIGALRM) is handler
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert results["decisions"][0] == {"policy": (results["plies"] + 1) // 2}
+    assert heard == [signal.SIGALRM] * results["plies"]
+
+
 def test_a_bot_that_overruns_its_construction_is_benched(tmp_path):
     body = (
         "import time\nTIME_LIMIT = 0.3\n"

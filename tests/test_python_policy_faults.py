@@ -90,8 +90,9 @@ def test_the_feed_annotates_only_retries_and_fallbacks(tmp_path, monkeypatch, ca
 
 def rows(*decisions: tuple[dict, dict]) -> list[EpisodeRow]:
     return [
-        EpisodeRow("p", i, "hex", "hex", 1, ("py", "tactician"), (1.0, -1.0), "x", "y", 9, None,
-                   decisions=d)  # fmt: skip
+        EpisodeRow(
+            "p", i, "hex", "hex", 1, ("py", "tactician"), (1.0, -1.0), "x", "y", 9, decisions=d
+        )
         for i, d in enumerate(decisions)
     ]
 
@@ -251,8 +252,9 @@ def test_off_the_main_thread_the_limit_is_judged_on_return(tmp_path):
     out = tmp_path / "c4.jsonl"
     done: list[dict] = []
     path = bot(tmp_path, "late", body)
-    thread = threading.Thread(target=lambda: done.append(play("connect-four", [path, "random"],
-                                                               seed=2, out=out)))  # fmt: skip
+    thread = threading.Thread(
+        target=lambda: done.append(play("connect-four", [path, "random"], seed=2, out=out))
+    )
     thread.start()
     thread.join(60)
     assert done
@@ -298,10 +300,8 @@ def test_episodes_caught_in_a_broken_pool_are_played_again_alone(tmp_path):
     """Two episodes in one pool: the one whose policy ends its process is void; the
     other, whose worker the pool's breaking ended, is played again and scored."""
     killer = load_policy(bot(tmp_path, "killer", KILL))
-    slow_good = load_policy(
-        bot(tmp_path, "patient", "import time\ndef act(view, legal_moves):\n"
-            "    time.sleep(0.05)\n    return legal_moves[0]\n")  # fmt: skip
-    )
+    patient = "import time\ndef act(view, legal):\n    time.sleep(0.05)\n    return legal[0]\n"
+    slow_good = load_policy(bot(tmp_path, "patient", patient))
     random = load_policy("random")
     jobs = [
         EpisodeJob("a", 0, "connect-four", (slow_good, random), 5, Clock()),
@@ -335,7 +335,7 @@ def test_optional_fields_of_the_wrong_type_are_dropped_and_named(tmp_path):
 
 
 def test_a_fog_guess_is_kept_and_bounded(tmp_path):
-    body = "def act(view, legal_moves):\n    return {'move': legal_moves[0], 'guess': ['a1 ', 'b2']}\n"
+    body = "def act(view, legal):\n    return {'move': legal[0], 'guess': [' a1', 'b2']}\n"
     out = tmp_path / "dark.jsonl"
     play("dark-hex-5", [bot(tmp_path, "guesser", body), "random"], seed=1, out=out)
     assert mine(out)[0]["guess"] == ["a1", "b2"]
@@ -364,7 +364,8 @@ def test_an_answer_whose_methods_raise_is_unparseable(tmp_path):
     out = tmp_path / "c4.jsonl"
     play("connect-four", [bot(tmp_path, "weird", body), "random"], seed=1, out=out)
     first = mine(out)[0]
-    assert first["cause"] == "unparseable" and "RuntimeError: nope" in first["attempts"][0]["reason"]
+    assert first["cause"] == "unparseable"
+    assert "RuntimeError: nope" in first["attempts"][0]["reason"]
 
 
 def test_a_bot_whose_constructor_raises_is_an_error_every_decision(tmp_path):

@@ -445,3 +445,15 @@ def test_ray_tasks_interrupt_slow_policies_and_void_a_dead_worker(tmp_path, ray_
     assert rel["fallback_rate:timeout"] == 1.0
     report = LeagueRun(load_league(tmp_path / "kill.toml"), backend="ray", progress=False).run()
     assert report.stopped and "killer.py ended its worker process" in report.stopped
+
+
+def test_a_policy_printing_shows_in_play_not_over_a_league(tmp_path, monkeypatch, capfd):
+    from coworld import cli
+
+    monkeypatch.chdir(tmp_path)
+    body = "def act(view, legal):\n    print('thinking hard')\n    return legal[0]\n"
+    chatty = bot(tmp_path, "chatty", body)
+    assert cli.main(["play", "connect-four", "-s", chatty, "-s", "random", "--seed", "2"]) == 0
+    assert "thinking hard" in capfd.readouterr().out
+    report = league(tmp_path, "chat", ["random", chatty]).run()
+    assert report.episodes == 4 and "thinking hard" not in capfd.readouterr().out

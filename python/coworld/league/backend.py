@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import sys
 import threading
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -122,7 +123,9 @@ class LocalBackend:
             if self._processes is None:
                 spawn = multiprocessing.get_context("spawn")  # never fork a threaded driver
                 workers = min(concurrency, os.cpu_count() or 1)
-                self._processes = ProcessPoolExecutor(max_workers=workers, mp_context=spawn)
+                self._processes = ProcessPoolExecutor(
+                    max_workers=workers, mp_context=spawn, initializer=quiet_worker
+                )
             pool = self._processes
             try:
                 future = pool.submit(work.play_episode, job)
@@ -240,7 +243,15 @@ def exit_status(exitcode: int | None) -> str:
         return f"killed by signal {-exitcode}"
 
 
+def quiet_worker() -> None:
+    """A worker process's standard output goes nowhere: a policy's `print` would
+    write over the league's progress bar, once per decision (Ray's workers are
+    not shown either; `coworld play` shows it). Errors still reach stderr."""
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (open for the process's life)
+
+
 def _play_and_send(job: EpisodeJob, send: Connection) -> None:
+    quiet_worker()
     try:
         answer: Any = work.play_episode(job)
     except Exception as err:

@@ -217,6 +217,32 @@ def test_between_decisions_a_sigalrm_reaches_the_previous_handler(tmp_path):
     assert heard == [signal.SIGALRM] * results["plies"]
 
 
+def test_our_timer_firing_as_a_decision_returns_is_not_passed_on():
+    """The race at the limit: the timer expires as the answer comes back and its
+    handler runs only after the decision is over. That signal is ours and is dropped;
+    passed on to the default handler it would end the process. Modelled exactly:
+    the timer is found expired when the decision ends, and the signal comes after."""
+    from coworld.seats import python_policy
+
+    heard: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: heard.append(signum))
+
+    def answer_as_the_timer_expires():
+        signal.setitimer(signal.ITIMER_REAL, 0)  # expired, its signal not handled yet
+        return "d"
+
+    assert python_policy.hold_alarm()
+    try:
+        assert python_policy._ALARM.call(5.0, answer_as_the_timer_expires) == "d"
+        signal.raise_signal(signal.SIGALRM)  # the late signal: dropped
+        assert heard == []
+        signal.raise_signal(signal.SIGALRM)  # anyone else's still reaches its handler
+        assert heard == [signal.SIGALRM]
+    finally:
+        python_policy.release_alarm()
+        signal.signal(signal.SIGALRM, previous)
+
+
 def test_a_bot_that_overruns_its_construction_is_benched(tmp_path):
     body = (
         "import time\nTIME_LIMIT = 0.3\n"

@@ -179,12 +179,18 @@ class _Alarm:
         self.holders = 0
         self.previous: Any = _NOT_SET
         self.armed = False
+        #: Our timer fired as the decision ended, before its handler ran: that signal
+        #: is ours, and is dropped when it comes (never passed on).
+        self.late = False
         self.handler = self.fire  # one bound method: `getsignal(...) is self.handler`
 
     def fire(self, signum: int, frame: Any) -> None:
         if self.armed:
-            self.armed = False
+            self.armed = self.late = False
             raise _LimitReached
+        if self.late:
+            self.late = False
+            return
         previous = self.previous
         if callable(previous):
             previous(signum, frame)
@@ -231,7 +237,9 @@ class _Alarm:
         try:
             return call(*args)
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            remaining = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+            if self.armed and remaining == 0.0:  # it fired; its handler has not run yet
+                self.late = True
             self.armed = False
 
 

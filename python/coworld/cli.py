@@ -122,7 +122,7 @@ def _run_league(
         f"{report.played_now} episodes played now, {report.episodes} in the league, "
         f"{report.seconds:.1f} s"
     )
-    if report.played_now == 0:
+    if report.played_now == 0 and not report.missing:
         console.print("every scheduled episode was already in the database (add --fresh to replay)")
     for kind, path in report.exports.items():
         console.print(f"{kind:>4}: {path}")
@@ -190,10 +190,11 @@ def _print_standings(
 
 
 def _reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
-    """Retry and fallback rates per policy and cause, in 80 columns."""
+    """Retry and fallback rates per policy and cause, in 80 columns: every seat that
+    decides for itself (a Python policy is never retried: its retried share is 0)."""
     from .league.ranking import FALLBACK_CAUSES
 
-    t = Table(title="reliability (Claude seats): share of decisions")
+    t = Table(title="reliability (Claude and Python seats): share of decisions")
     for col in ("policy", "decisions", "cause", "retried", "fallback", "tokens", "cost $"):
         t.add_column(col, justify="left" if col in ("policy", "cause") else "right")
     for p, r in rel.items():
@@ -422,10 +423,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     def show(event: dict) -> None:
         if event["type"] == "ply":
+            # a move its seat made itself is plain; a retry or fallback names its cause
             origin = (
-                ""
-                if event["origin"] in ("scripted", "model")
-                else f"  [{event['origin']}: {event['cause']}]"
+                f"  [{event['origin']}: {event['cause']}]"
+                if event["origin"] in ("retry", "fallback")
+                else ""
             )
             say = f'  "{event["say"]}"' if event.get("say") else ""
             # markers like [fallback: timeout] and model text are shown literally

@@ -32,7 +32,7 @@ from .sdk.canonical import canonical_json
 from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
 from .seats.infra import ModelTimeout
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
-from .seats.python_policy import PythonPolicy, PythonSeat
+from .seats.python_policy import PythonPolicy, PythonSeat, hold_alarm, release_alarm
 from .seats.reply import Reply
 
 TWO_SEAT_COLOURS = ("red", "blue")
@@ -137,6 +137,9 @@ class Episode:
         self.seat_transcripts = seat_transcripts and self.out is not None
         self._writers: dict[str, JsonLinesWriter | CallsSidecar] = {}
         self._python_seats: dict[int, PythonSeat] = {}
+        #: Whether this episode holds the SIGALRM handler that interrupts a Python
+        #: decision at its limit (from its first Python decision to its end).
+        self._holds_alarm = False
         self.events: list[dict[str, Any]] = []
         self.moves = [0] * self.seats  # each seat's own move count: the only one it may know
         self._last_seen: list[str | None] = [None] * self.seats
@@ -152,7 +155,21 @@ class Episode:
                 "seats",
             )
         names = self.state.policy_names
+        named: dict[str, Policy] = {}
         for seat, p in enumerate(self.policies):
+            first = named.setdefault(p.name, p)
+            if first != p:  # the replay names policies: two must not share a name
+                raise ConfigError(
+                    f"seat {seat}: {_source(first)} and {_source(p)} are both named "
+                    f"{p.name!r}; give one another name (a Python policy's NAME)",
+                    "policy",
+                )
+            if isinstance(p, PythonPolicy) and p.name.split("?", 1)[0] in names:
+                raise ConfigError(
+                    f"seat {seat}: {_source(p)} is named {p.name!r}, a baseline of "
+                    f"{self.state.resolved_game}; give it another NAME",
+                    "NAME",
+                )
             if isinstance(p, ClaudePolicy):
                 check_price(p.model, p.price, f"seat {seat}: ")
             if not isinstance(p, BaselinePolicy):
@@ -258,6 +275,9 @@ class Episode:
         try:
             return await self._run()
         finally:
+            if self._holds_alarm:
+                self._holds_alarm = False
+                release_alarm()
             for w in self._writers.values():
                 w.close()
             if self._owns_client and self.client is not None:
@@ -389,6 +409,8 @@ class Episode:
     def _ask_python(self, seat: int, policy: PythonPolicy) -> Decision:
         """The seat's own view and legal moves in, a reply out; a failure plays the fallback."""
         if seat not in self._python_seats:
+            if not self._holds_alarm:
+                self._holds_alarm = hold_alarm()
             self._python_seats[seat] = policy.new_seat()
         view = self.reducer.view_for(self.state, seat)
         verdict = self._python_seats[seat].decide(self.state, view, self.state.legal_moves())
@@ -518,6 +540,12 @@ class Episode:
             stream="calls",
         )
         return record
+
+
+def _source(policy: Policy) -> str:
+    """How a message names where a policy comes from."""
+    path = getattr(policy, "path", "")
+    return f"policy file {path}" if path else f"baseline {policy.name}"
 
 
 def play(

@@ -7,15 +7,20 @@ import asyncio
 import multiprocessing
 import os
 import queue
+import signal
+import sys
 import threading
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
 from typing import Any, Protocol, TypeVar
 
 from ..errors import ConfigError
 from ..seats.claude import ClaudeClient
+from ..seats.python_policy import PythonPolicy
 from . import work
-from .storage import Chunk, EpisodeRow, VoidEpisode
+from .storage import Chunk, EpisodeRow, VoidEpisode, now
 from .work import ChunkJob, EpisodeJob, Shared
 
 T = TypeVar("T")
@@ -59,6 +64,8 @@ class LocalBackend:
         self._thread: threading.Thread | None = None
         self._clients: set[ClaudeClient] = set()
         self._processes: ProcessPoolExecutor | None = None
+        #: Each worker-process episode in flight: its job and the pool it runs in.
+        self._in_pool: dict[Future[Played], tuple[EpisodeJob, ProcessPoolExecutor]] = {}
         self.shares = True
         self.records_calls = True
         self.interrupted = False
@@ -104,7 +111,7 @@ class LocalBackend:
                 continue
             if finished in pending:
                 pending.remove(finished)
-                yield finished.result()
+                yield self._outcome(finished)
 
     def _start(self, job: EpisodeJob, shared: Shared, concurrency: int) -> Future[Played]:
         """Claude and baseline seats wait on the network: a task of the event loop.
@@ -112,11 +119,42 @@ class LocalBackend:
         would share one interpreter lock)."""
         if not work.computes(job):
             return self.submit(work.play_async(job, shared))
-        if self._processes is None:
-            spawn = multiprocessing.get_context("spawn")  # never fork a threaded driver
-            workers = min(concurrency, os.cpu_count() or 1)
-            self._processes = ProcessPoolExecutor(max_workers=workers, mp_context=spawn)
-        return self._processes.submit(work.play_episode, job)
+        for _ in range(2):
+            if self._processes is None:
+                spawn = multiprocessing.get_context("spawn")  # never fork a threaded driver
+                workers = min(concurrency, os.cpu_count() or 1)
+                self._processes = ProcessPoolExecutor(
+                    max_workers=workers, mp_context=spawn, initializer=quiet_worker
+                )
+            pool = self._processes
+            try:
+                future = pool.submit(work.play_episode, job)
+            except BrokenProcessPool:  # a worker died since: the next pool takes the job
+                self._drop_pool(pool)
+                continue
+            self._in_pool[future] = (job, pool)
+            return future
+        raise AssertionError("a fresh process pool refused a job")  # pragma: no cover
+
+    def _outcome(self, future: Future[Played]) -> Played:
+        """A finished episode's row or void record. A worker process that ended
+        (a Python policy calling `os._exit`, a crash, a kill) breaks the whole pool
+        and every episode in flight in it: each is played again alone in a process
+        of its own, so only one that ends its process again is void (`worker-died`,
+        naming its Python policies); the others are played as if nothing happened."""
+        job, pool = self._in_pool.pop(future, (None, None))
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            if job is None or pool is None:
+                raise
+            self._drop_pool(pool)
+            return play_alone(job)
+
+    def _drop_pool(self, pool: ProcessPoolExecutor) -> None:
+        if pool is self._processes:
+            self._processes = None
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def _cancel_all(self) -> None:
         loop = self._loop
@@ -147,6 +185,79 @@ class LocalBackend:
         self._thread.join()
         self._loop.close()
         self._loop = None
+
+
+def play_alone(job: EpisodeJob) -> Played:
+    """`job` in a new process of its own: its row, or a void record naming the
+    episode's Python policies when the process ends before it answers."""
+    spawn = multiprocessing.get_context("spawn")
+    receive, send = spawn.Pipe(duplex=False)
+    process = spawn.Process(target=_play_and_send, args=(job, send), name="coworld-alone")
+    started = now()
+    process.start()
+    send.close()  # the child's end: recv sees EOF when the child is gone
+    try:
+        answer = receive.recv()
+    except EOFError:
+        answer = None
+    finally:
+        receive.close()
+        process.join()
+    if isinstance(answer, BaseException):
+        raise answer  # the episode's own error (a config error), as from the pool
+    if answer is not None:
+        return answer
+    return VoidEpisode(
+        pairing=job.pairing,
+        idx=job.idx,
+        game=job.game,
+        seed=job.seed,
+        seats=job.seats,
+        cause=WORKER_DIED,
+        detail=worker_died(job, exit_status(process.exitcode), "also when played alone"),
+        started=started,
+        finished=now(),
+    )
+
+
+#: The void cause of an episode whose worker process ended before it answered.
+WORKER_DIED = "worker-died"
+
+
+def worker_died(job: EpisodeJob, how: str, again: str) -> str:
+    """Which policy ended its worker process, and how, in one line."""
+    files = [p.path or p.name for p in job.policies if isinstance(p, PythonPolicy)]
+    who = {0: "the worker process", 1: f"policy {files[0]} ended its worker process"}.get(
+        len(files), f"one of the policies {', '.join(files)} ended its worker process"
+    )
+    return f"{who} ({how}) in {job.pairing} episode {job.idx}, {again}"
+
+
+def exit_status(exitcode: int | None) -> str:
+    """A process's end in words: its exit code, or the signal that killed it."""
+    if exitcode is None or exitcode >= 0:
+        return f"exit code {exitcode}; os._exit or a crash"
+    try:
+        return f"killed by {signal.Signals(-exitcode).name}"
+    except ValueError:
+        return f"killed by signal {-exitcode}"
+
+
+def quiet_worker() -> None:
+    """A worker process's standard output goes nowhere: a policy's `print` would
+    write over the league's progress bar, once per decision (Ray's workers are
+    not shown either; `coworld play` shows it). Errors still reach stderr."""
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (open for the process's life)
+
+
+def _play_and_send(job: EpisodeJob, send: Connection) -> None:
+    quiet_worker()
+    try:
+        answer: Any = work.play_episode(job)
+    except Exception as err:
+        answer = err
+    send.send(answer)
+    send.close()
 
 
 def make_backend(name: str, address: str | None = None, threads: int | None = None) -> Backend:

@@ -340,7 +340,14 @@ def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:
         replace(p, price=p.price or user_price(p.model)) if isinstance(p, ClaudePolicy) else p
         for p in out
     ]
-    names = [p.name for p in out]
-    if len(set(names)) != len(names):
-        raise ConfigError("`policies`: two policies share a name; names must be unique", "policies")
+    named: dict[str, Policy] = {}
+    for p in out:
+        first = named.setdefault(p.name, p)
+        if first is not p:
+            where = [getattr(q, "path", "") or f"baseline {q.name}" for q in (first, p)]
+            raise ConfigError(
+                f"`policies`: {where[0]} and {where[1]} are both named {p.name!r}; "
+                "names must be unique (a Python policy's NAME, a prompt's name)",
+                "policies",
+            )
     return tuple(out)

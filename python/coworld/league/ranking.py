@@ -186,12 +186,19 @@ def head_to_head(results: Results) -> dict[str, dict[str, dict[str, float]]]:
 #: The model's own failure causes (retried once, then the fallback), and the one
 #: for a seat without credentials. Infrastructure failures are never decisions.
 CAUSES = ("unparseable", "illegal", "timeout")
-FALLBACK_CAUSES = (*CAUSES, "no-credentials")
+#: Every cause a fallback move can have: a Claude seat's (after its retry), a seat
+#: without credentials, and a Python policy's exception (`error`; its other
+#: failures share the model's causes and are not retried).
+FALLBACK_CAUSES = (*CAUSES, "error", "no-credentials")
+#: The origins of a decision (episode.Decision.origin); all but `scripted` are
+#: decisions a policy makes for itself.
+ORIGINS = ("scripted", "model", "retry", "policy", "fallback")
 
 
 def reliability(results: Results) -> dict[str, dict[str, Any]]:
-    """Per policy that decides for itself (not a scripted baseline): decisions by
-    origin, retry and fallback rates by cause, tokens, cost."""
+    """Per policy that decides for itself (a Claude seat or a Python policy, not a
+    scripted baseline): its decisions (every one not scripted), retry rates by
+    cause (Claude only), fallback rates by cause, tokens, cost."""
     acc: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for block in as_blocks(results):
         for episode in block.decisions or ():
@@ -200,8 +207,8 @@ def reliability(results: Results) -> dict[str, dict[str, Any]]:
                     acc[policy][key] += value
     out: dict[str, dict[str, Any]] = {}
     for policy, d in sorted(acc.items()):
-        decisions = sum(d.get(o, 0) for o in ("scripted", "model", "retry", "fallback"))
-        if decisions == d.get("scripted", 0):
+        decisions = sum(d.get(o, 0) for o in ORIGINS if o != "scripted")
+        if not decisions:
             continue
         retried = {c: d.get(f"retried:{c}", 0) for c in CAUSES}
         entry: dict[str, Any] = {
@@ -212,11 +219,9 @@ def reliability(results: Results) -> dict[str, dict[str, Any]]:
             "cost_usd": round(d.get("cost_usd", 0.0), 4),
         }
         for cause in CAUSES:
-            entry[f"retry_rate:{cause}"] = retried[cause] / decisions if decisions else 0.0
+            entry[f"retry_rate:{cause}"] = retried[cause] / decisions
         for cause in FALLBACK_CAUSES:
-            entry[f"fallback_rate:{cause}"] = (
-                d.get(f"fallback:{cause}", 0) / decisions if decisions else 0.0
-            )
+            entry[f"fallback_rate:{cause}"] = d.get(f"fallback:{cause}", 0) / decisions
         out[policy] = entry
     return out
 

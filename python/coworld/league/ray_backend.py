@@ -27,7 +27,8 @@ from typing import Any
 from ..errors import ConfigError
 from ..seats.infra import CircuitBreaker
 from . import ray_breaker
-from .storage import Chunk, EpisodeRow, VoidEpisode
+from .backend import WORKER_DIED, worker_died
+from .storage import Chunk, EpisodeRow, VoidEpisode, now
 from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk
 
 
@@ -70,17 +71,38 @@ class RayBackend:
         run's breaker, which lives in an actor (started on first use)."""
         breaker = self._share_breaker(shared, concurrency)
         pending: list[Any] = []
+        jobs_of: dict[Any, EpisodeJob] = {}
         for job in jobs:
             job = replace(job, calls_to=shared.calls_to, budget=shared.budget)
-            pending.append(self._episode.remote(job, breaker))
+            ref = self._episode.remote(job, breaker)
+            jobs_of[ref] = job
+            pending.append(ref)
             if len(pending) >= concurrency:
                 done, pending = self.ray.wait(pending, num_returns=1)
-                yield self.ray.get(done[0])
+                yield self._outcome(done[0], jobs_of.pop(done[0]))
         while pending:
             done, pending = self.ray.wait(pending, num_returns=1)
-            yield self.ray.get(done[0])
+            yield self._outcome(done[0], jobs_of.pop(done[0]))
         if self._breaker is not None and self._actor is not None:
             self._breaker.refresh()  # the report's pauses: the last one's end too
+
+    def _outcome(self, ref: Any, job: EpisodeJob) -> EpisodeRow | VoidEpisode:
+        """The task's row, or a void record when its worker process ended on every
+        try Ray gave it (a Python policy calling `os._exit`, a crash, a kill)."""
+        try:
+            result: EpisodeRow | VoidEpisode = self.ray.get(ref)
+        except self.ray.exceptions.WorkerCrashedError:
+            return VoidEpisode(
+                pairing=job.pairing,
+                idx=job.idx,
+                game=job.game,
+                seed=job.seed,
+                seats=job.seats,
+                cause=WORKER_DIED,
+                detail=worker_died(job, "a Ray worker", "on every try Ray gave it"),
+                finished=now(),
+            )
+        return result
 
     def _share_breaker(self, shared: Shared, concurrency: int) -> CircuitBreaker | None:
         """The tasks' breaker, forwarding to the actor; the run's breaker (the

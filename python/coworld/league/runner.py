@@ -38,7 +38,7 @@ from ..seats.infra import (
     retryable_cause,
 )
 from ..seats.policy import BaselinePolicy, ClaudePolicy
-from .backend import make_backend
+from .backend import WORKER_DIED, make_backend
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
@@ -130,6 +130,9 @@ class LeagueRun:
         self.refused: str | None = None
         #: The pause that outlasted the patience: the league stopped dispatching.
         self.gave_up: Pause | None = None
+        #: Why a Python policy's episode ended its worker process (even when played
+        #: alone): the league stops dispatching; the episode is void.
+        self.worker_died: str | None = None
         self.ledger: Ledger | None = None
         self.spent_before: Usage | None = None
         self.interrupted = False
@@ -209,6 +212,8 @@ class LeagueRun:
         return out
 
     def _stop_reason(self) -> str | None:
+        if self.worker_died:
+            return f"{self.worker_died}: fix the policy"
         if self.refused:
             return f"the API refused the calls ({self.refused}); check the key and the models"
         if self.gave_up:
@@ -222,7 +227,7 @@ class LeagueRun:
         causes: dict[str, int] = {}
         for attempts in db.open_voids(self.config.name).values():
             cause = attempts[-1].cause
-            if cause not in CUT_CAUSES:
+            if cause not in CUT_CAUSES and cause != WORKER_DIED:  # the stop reason names it
                 causes[cause] = causes.get(cause, 0) + 1
         return causes
 
@@ -435,6 +440,8 @@ class LeagueRun:
                     self.budget_stopped = True
                 elif result.cause == "interrupted":
                     self.cut_short += 1
+                elif result.cause == WORKER_DIED:
+                    self.worker_died = result.detail  # it would again: the policy must change
                 elif not retryable_cause(result.cause):
                     self.refused = result.cause  # a bad key or model: no retry helps
                 elif voids[key] <= self.config.void_retries:
@@ -445,7 +452,13 @@ class LeagueRun:
 
     @property
     def _stopping(self) -> bool:
-        return bool(self.gave_up or self.refused or self.interrupted or self.budget_stopped)
+        return bool(
+            self.gave_up
+            or self.refused
+            or self.interrupted
+            or self.budget_stopped
+            or self.worker_died
+        )
 
     def _shared(self, db: LeagueDB) -> Shared:
         """The run's one client (None without credentials: the fallback plays), its

@@ -9,17 +9,37 @@ game's notation (anything `apply` reads), or a dict with `move` and optional
 policy's name; default the file's stem) and `TIME_LIMIT` (seconds per decision,
 default 5).
 
-An exception, a move that does not read or is illegal, or an answer slower than
+An exception (any: `sys.exit` too, only Ctrl-C's KeyboardInterrupt goes
+through), a move that does not read or is illegal, or an answer slower than
 `TIME_LIMIT` is recorded with its cause (`error`, `unparseable`, `illegal`,
 `timeout`) and reason, and the family's fallback baseline moves instead, as for
-Claude seats. The code runs from the source text that was hashed, so the
-digest identifies exactly what played. A decision is a plain call: a policy that
-never returns holds its episode (the league's patience applies).
+Claude seats. A `Bot()` that fails is the seat's `error` for every decision.
+The code runs from the source text that was hashed, so the digest identifies
+exactly what played.
+
+The time limit is real where the process allows it: on the main thread of a
+process with SIGALRM (Unix; `coworld play`, a league's worker processes, Ray
+tasks), a decision still running at the limit is interrupted by an exception
+(`signal.setitimer`; a private BaseException, so a policy's own `except
+Exception` does not swallow it) and abandoned. Elsewhere (another thread,
+Windows), and for code that does not return to the interpreter (a long call
+into C), the answer is judged when it comes back: a policy that never returns
+there holds its episode. A decision over the limit, interrupted or not,
+benches the seat: its state may be half-updated, so the fallback plays its
+seat for the rest of the episode (each such decision recorded as `timeout`).
+A policy that catches BaseException (a bare `except:`) may outlive its limit;
+it is judged when it returns. The handler is installed at an episode's first
+Python decision and the previous one restored at its end (`_Alarm`); a
+decision costs two `setitimer` calls and a `getitimer` (about 1.5 us).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
+import re
+import signal
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -31,6 +51,8 @@ from ..errors import ConfigError, CoworldError, IllegalMove
 from .reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
 
 DEFAULT_TIME_LIMIT = 5.0
+#: The longest TIME_LIMIT a policy may set, seconds (the timer's range is finite).
+MAX_TIME_LIMIT = 86_400.0
 
 #: Modules already executed in this process, by digest (a league runs many episodes).
 _MODULES: dict[str, ModuleType] = {}
@@ -60,11 +82,22 @@ class PythonPolicy:
         return mod
 
     def new_seat(self) -> PythonSeat:
-        """A fresh player for one seat of one episode (a new `Bot` if the file has one)."""
+        """A fresh player for one seat of one episode (a new `Bot` if the file has one,
+        made under the time limit: a `Bot()` that raises or overruns leaves a seat
+        whose every decision is that failure)."""
         mod = self.module()
         bot = getattr(mod, "Bot", None)
-        act = bot().act if bot is not None else mod.act
-        return PythonSeat(self, act)
+        if bot is None:
+            return PythonSeat(self, mod.act)
+        started = time.perf_counter()
+        try:
+            return PythonSeat(self, _within(self.time_limit, bot).act)
+        except _LimitReached:
+            return PythonSeat(self, None, _over_limit("Bot()", self.time_limit, started))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # the policy's own failure, recorded, never raised
+            return PythonSeat(self, None, ("error", "Bot() raised " + _describe(err)))
 
 
 def load_python_policy(path: Path) -> PythonPolicy:
@@ -73,11 +106,17 @@ def load_python_policy(path: Path) -> PythonPolicy:
         source = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"policy file {path}: {err.strerror}", "policy") from err
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"policy file {path}: not UTF-8 text (byte {err.start}: {err.reason})", "policy"
+        ) from err
     mod = _execute(source, str(path))
     bot = getattr(mod, "Bot", None)
-    if not callable(getattr(mod, "act", None)) and not (
-        isinstance(bot, type) and callable(getattr(bot, "act", None))
-    ):
+    if bot is not None and not (isinstance(bot, type) and callable(getattr(bot, "act", None))):
+        raise ConfigError(
+            f"{path}: Bot must be a class with a method act(self, view, legal_moves)", "policy"
+        )
+    if bot is None and not callable(getattr(mod, "act", None)):
         raise ConfigError(
             f"{path}: a Python policy defines a function act(view, legal_moves) "
             "or a class Bot with that method",
@@ -87,8 +126,16 @@ def load_python_policy(path: Path) -> PythonPolicy:
     limit = getattr(mod, "TIME_LIMIT", DEFAULT_TIME_LIMIT)
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{path}: NAME must be a non-empty string", "NAME")
-    if isinstance(limit, bool) or not isinstance(limit, int | float) or limit <= 0:
-        raise ConfigError(f"{path}: TIME_LIMIT must be a positive number of seconds", "TIME_LIMIT")
+    if (
+        isinstance(limit, bool)
+        or not isinstance(limit, int | float)
+        or not 0 < limit <= MAX_TIME_LIMIT  # not NaN, not infinite
+    ):
+        raise ConfigError(
+            f"{path}: TIME_LIMIT must be a positive number of seconds, at most "
+            f"{MAX_TIME_LIMIT:g} (a day)",
+            "TIME_LIMIT",
+        )
     policy = PythonPolicy(name, source, str(path), float(limit))
     _MODULES[policy.digest] = mod
     return policy
@@ -99,11 +146,131 @@ def _execute(source: str, filename: str) -> ModuleType:
     mod.__file__ = filename
     try:
         exec(compile(source, filename, "exec"), mod.__dict__)
-    except Exception as err:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # sys.exit() at the top of the file too
         raise ConfigError(
             f"policy file {filename} fails to load: {type(err).__name__}: {err}", "policy"
         ) from err
     return mod
+
+
+class _LimitReached(BaseException):
+    """Raised inside a policy's code at its time limit. A BaseException: a policy's
+    own `except Exception` does not swallow it (a bare `except:` may; the answer is
+    then judged when it returns)."""
+
+
+_NOT_SET = object()
+_HAS_ALARM = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
+#: The handler now installed, as the C module returns it: `signal.getsignal` wraps it
+#: in an Enum lookup that costs 1.7 us when the handler is a function (every decision).
+_getsignal: Callable[[int], Any] = getattr(
+    importlib.import_module("_signal"), "getsignal", signal.getsignal
+)
+
+
+class _Alarm:
+    """The process's SIGALRM handler while episodes with Python seats run on its main
+    thread: installed by the first `hold()`, the previous handler restored by the last
+    `release()` (an episode holds it from its first Python decision to its end, so a
+    decision costs two `setitimer` calls, not two handler swaps as well). Between
+    decisions it is inert: a SIGALRM then goes to the previous handler (or, by
+    default, ends the process as it would have). While armed it raises `_LimitReached`
+    once and disarms itself, so a late signal can never raise twice."""
+
+    def __init__(self) -> None:
+        self.holders = 0
+        self.previous: Any = _NOT_SET
+        self.armed = False
+        #: Our timer fired as the decision ended, before its handler ran: that signal
+        #: is ours, and is dropped when it comes (never passed on).
+        self.late = False
+        self.handler = self.fire  # one bound method: `getsignal(...) is self.handler`
+
+    def fire(self, signum: int, frame: Any) -> None:
+        if self.armed:
+            self.armed = self.late = False
+            raise _LimitReached
+        if self.late:
+            self.late = False
+            return
+        previous = self.previous
+        if callable(previous):
+            previous(signum, frame)
+        elif previous in (signal.SIG_DFL, None):  # what SIGALRM would have done
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.raise_signal(signal.SIGALRM)
+
+    def hold(self) -> bool:
+        """Install the handler (first holder); False where no interrupt is possible
+        (no SIGALRM, or not the main thread: only it runs signal handlers)."""
+        if not _HAS_ALARM or threading.current_thread() is not threading.main_thread():
+            return False
+        if self.holders == 0:
+            self.previous = signal.signal(signal.SIGALRM, self.handler)
+        self.holders += 1
+        return True
+
+    def release(self) -> None:
+        """The last holder puts the previous handler back (unless someone replaced ours)."""
+        self.holders -= 1
+        if self.holders > 0 or self.previous is _NOT_SET:
+            return
+        previous, self.previous = self.previous, _NOT_SET
+        if signal.getsignal(signal.SIGALRM) is self.handler:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+
+    def ready(self) -> bool:
+        """Whether a decision here can be interrupted now: held, on the main thread,
+        our handler still in place, and no other timer of the process running (a test
+        runner's, say: it is left alone and the answer judged when it returns)."""
+        return (
+            self.holders > 0
+            and threading.current_thread() is threading.main_thread()
+            and _getsignal(signal.SIGALRM) is self.handler
+            and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
+        )
+
+    def call(self, seconds: float, call: Callable[..., Any], *args: Any) -> Any:
+        """`call(*args)`, interrupted by `_LimitReached` after `seconds`. The timer is
+        always cancelled; a signal landing while this unwinds raises at most once
+        (the handler disarms itself), and only `_LimitReached`."""
+        self.armed = True
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return call(*args)
+        finally:
+            remaining = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+            if self.armed and remaining == 0.0:  # it fired; its handler has not run yet
+                self.late = True
+            self.armed = False
+
+
+_ALARM = _Alarm()
+
+
+def hold_alarm() -> bool:
+    """Hold the SIGALRM handler for an episode (see `_Alarm`); True when held, and then
+    `release_alarm()` must follow."""
+    return _ALARM.hold()
+
+
+def release_alarm() -> None:
+    _ALARM.release()
+
+
+def _within(seconds: float, call: Callable[..., Any], *args: Any) -> Any:
+    """`call(*args)`, interrupted by `_LimitReached` after `seconds` where the process
+    allows it (see `_Alarm.ready`); elsewhere a plain call, judged by the caller."""
+    if _ALARM.ready():
+        return _ALARM.call(seconds, call, *args)
+    if not _ALARM.hold():
+        return call(*args)
+    try:  # outside an episode that holds the handler: hold it for this call
+        return _ALARM.call(seconds, call, *args) if _ALARM.ready() else call(*args)
+    finally:
+        _ALARM.release()
 
 
 @dataclass
@@ -114,9 +281,11 @@ class Verdict:
     cause: str | None = None
     reason: str = ""
     seconds: float = 0.0
+    #: Optional fields of the answer that were not used, and why.
+    dropped: list[str] = field(default_factory=list)
 
     def record(self, ply: int, seat: int) -> dict[str, Any]:
-        return {
+        record = {
             "type": "python",
             "ply": ply,
             "seat": seat,
@@ -125,50 +294,127 @@ class Verdict:
             "reason": self.reason or None,
             "latency": round(self.seconds, 6),
         }
+        if self.dropped:
+            record["dropped"] = self.dropped
+        return record
 
 
 @dataclass
 class PythonSeat:
     policy: PythonPolicy
-    act: Callable[[dict[str, Any], list[str]], Any]
+    act: Callable[[dict[str, Any], list[str]], Any] | None
+    #: (cause, reason) that every decision of this seat now is: its `Bot()` failed,
+    #: or a decision ran past the limit (the seat is benched for the episode).
+    failed: tuple[str, str] | None = None
 
     def decide(self, state: Any, view: dict[str, Any], legal: list[str]) -> Verdict:
         """Ask the policy for a move in `state` and read it like any seat's reply."""
+        if self.failed is not None or self.act is None:
+            cause, reason = self.failed or ("error", "the seat has no policy")
+            return Verdict(None, cause, reason)
+        limit = self.policy.time_limit
         started = time.perf_counter()
         try:
-            answer = self.act(view, list(legal))
-        except Exception as err:  # the policy's own failure, recorded, never raised
-            return Verdict(None, "error", f"{type(err).__name__}: {err}"[:300], _since(started))
-        seconds = _since(started)
-        if seconds > self.policy.time_limit:
-            reason = f"answered in {seconds:.3f} s; the limit is {self.policy.time_limit:g} s"
-            return Verdict(None, "timeout", reason, seconds)
-        return _read(answer, state, seconds)
+            answer = _within(limit, self.act, view, list(legal))
+        except _LimitReached:
+            return self._bench(state, _over_limit("the decision", limit, started), started)
+        except KeyboardInterrupt:  # Ctrl-C stops the run, as anywhere
+            raise
+        except BaseException as err:  # the policy's own failure (sys.exit too), never raised
+            return Verdict(None, "error", _describe(err), _since(started))
+        if _since(started) > limit:
+            return self._bench(state, _over_limit("the decision", limit, started), started)
+        return _read(answer, state, _since(started))
+
+    def _bench(self, state: Any, failure: tuple[str, str], started: float) -> Verdict:
+        """A decision over the limit: recorded, and the seat benched for the episode."""
+        cause, reason = failure
+        self.failed = (
+            cause,
+            f"benched at ply {state.plies} ({reason}); the fallback plays the rest of the episode",
+        )
+        return Verdict(None, cause, reason, _since(started))
+
+
+def _over_limit(what: str, limit: float, started: float) -> tuple[str, str]:
+    seconds = _since(started)
+    return "timeout", f"{what} took {seconds:.3f} s; the limit is {limit:g} s"
+
+
+def _describe(err: BaseException) -> str:
+    """`Type: message` of a policy's exception, at most 300 characters."""
+    try:
+        text = f"{type(err).__name__}: {err}"
+    except Exception:  # an exception whose str() itself fails
+        text = type(err).__name__
+    return _text(text)[:300]
 
 
 def _since(started: float) -> float:
     return time.perf_counter() - started
 
 
+def _text(value: str) -> str:
+    """`value` as text every file can hold: a lone surrogate becomes U+FFFD."""
+    return value if value.isascii() else _SURROGATE.sub("\ufffd", value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _read(answer: Any, state: Any, seconds: float) -> Verdict:
-    """A reply from the policy's answer: a move string, or a dict with `move`."""
+    """A reply from the policy's answer: a move string, or a dict with `move`. Optional
+    fields of the wrong type are dropped (and named in the record), never guessed at;
+    nothing in the answer raises."""
+    try:
+        return _read_answer(answer, state, seconds)
+    except Exception as err:  # an answer object whose own methods raise
+        return Verdict(None, "unparseable", "reading the answer raised " + _describe(err), seconds)
+
+
+def _read_answer(answer: Any, state: Any, seconds: float) -> Verdict:
     extra: Mapping[str, Any] = {}
-    if isinstance(answer, Mapping):
+    if type(answer) is not str and isinstance(answer, Mapping):  # str: the usual answer
         extra, answer = answer, answer.get("move")
     if not isinstance(answer, str):
         reason = f"the answer is {type(answer).__name__}, not a move string"
         return Verdict(None, "unparseable", reason, seconds)
     try:
-        move = state.read_move(answer)
+        move = state.read_move(answer[:200])
     except IllegalMove as err:
         return Verdict(None, err.kind, str(err)[:300], seconds)
     except CoworldError as err:
         return Verdict(None, "illegal", str(err)[:300], seconds)
-    guess = extra.get("guess") or ()
-    reply = Reply(
-        move=move,
-        say=truncate(extra.get("say"), SAY_LIMIT),
-        notes=truncate(extra.get("notes"), NOTES_LIMIT),
-        guess=tuple(str(g) for g in guess) if isinstance(guess, list | tuple) else (),
-    )
-    return Verdict(reply, None, "", seconds)
+    except (UnicodeError, ValueError, TypeError):  # a lone surrogate: no move at all
+        reason = f"move {_text(answer[:40])!r} is not readable text"
+        return Verdict(None, "unparseable", reason, seconds)
+    if not extra:
+        return Verdict(Reply(move=move), None, "", seconds)
+    dropped: list[str] = []
+    texts = {}
+    for key, limit in (("say", SAY_LIMIT), ("notes", NOTES_LIMIT)):
+        value = extra.get(key)
+        if value is None or isinstance(value, str):
+            texts[key] = _text(truncate(value, limit))
+        else:
+            dropped.append(f"{key}: {type(value).__name__}, not text")
+            texts[key] = ""
+    guess: tuple[str, ...] = ()
+    value = extra.get("guess")
+    if value is not None:
+        if not _guesses(state):
+            dropped.append(f"guess: {state.resolved_game} has no guesses")
+        elif isinstance(value, list | tuple) and all(isinstance(g, str) for g in value):
+            size = int(state.view_for(state.active_seat)["size"])  # at most the board
+            guess = tuple(_text(g.strip())[:8] for g in value if g.strip())[: size * size]
+        else:
+            dropped.append("guess: not a list of cell names")
+    reply = Reply(move=move, say=texts["say"], notes=texts["notes"], guess=guess)
+    return Verdict(reply, None, "", seconds, dropped)
+
+
+def _guesses(state: Any) -> bool:
+    """Whether the game records guesses (the fog family)."""
+    from ..games import FAMILIES
+
+    return FAMILIES.get(state.resolved_game) == "fog"

@@ -28,7 +28,7 @@ async function loadLeague() {
     if (!r.decisions) continue;
     const tr = document.createElement("tr");
     tr.append(cell(policy), cell(String(r.decisions), "num"), cell(String(r.retries), "num"), cell(String(r.fallbacks), "num"));
-    for (const c of ["unparseable", "illegal", "timeout", "no-credentials"])
+    for (const c of ["unparseable", "illegal", "timeout", "error", "no-credentials"])
       tr.append(cell((100 * r["fallback_rate:" + c]).toFixed(2) + "%", "num"));
     tr.append(cell(r.tokens.toLocaleString(), "num"), cell(r.cost_usd.toFixed(2), "num"));
     rel.append(tr);

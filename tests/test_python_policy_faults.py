@@ -1,0 +1,485 @@
+"""Python policies that misbehave: nothing they do ends an episode or a league in a
+traceback or a silent exit. Exceptions of any kind (sys.exit too) are `error`; a
+decision at its TIME_LIMIT is interrupted (`timeout`) and benches the seat; a policy
+that ends its worker process voids that episode and stops the league with one line;
+the feed and the reliability table treat Python seats like Claude seats."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from coworld.episode import Clock, play
+from coworld.errors import ConfigError
+from coworld.league.backend import LocalBackend
+from coworld.league.config import load_league
+from coworld.league.ranking import reliability
+from coworld.league.runner import LeagueRun
+from coworld.league.storage import EpisodeRow, LeagueDB, VoidEpisode
+from coworld.league.work import EpisodeJob, Shared
+from coworld.seats.policy import load_policy
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+SPIN = "TIME_LIMIT = 0.3\ndef act(view, legal_moves):\n    while True:\n        pass\n"
+SLEEP = "import time\nTIME_LIMIT = 0.3\ndef act(view, legal_moves):\n    time.sleep(60)\n"
+SWALLOW = (
+    "TIME_LIMIT = 0.3\n"
+    "def act(view, legal_moves):\n"
+    "    try:\n        while True:\n            pass\n"
+    "    except Exception:\n        return legal_moves[0]\n"
+)
+EXIT = "import sys\ndef act(view, legal_moves):\n    sys.exit(3)\n"
+KILL = "import os\ndef act(view, legal_moves):\n    os._exit(1)\n"
+RAISE = "def act(view, legal_moves):\n    raise KeyError('boom')\n"
+
+
+def bot(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(body)
+    return str(path)
+
+
+def mine(replay: Path, seat: int = 0) -> list[dict]:
+    events = [json.loads(x) for x in replay.read_text().splitlines()]
+    return [e for e in events if e["type"] == "ply" and e["seat"] == seat]
+
+
+def league(tmp_path: Path, name: str, policies: list[str], **fields: object) -> LeagueRun:
+    raw = {
+        "name": name,
+        "games": ["connect-four"],
+        "episodes": 2,
+        "seed": 1,
+        "concurrency": 2,
+        "replays": 0,
+        "out": name,
+        **fields,
+    }
+    text = "".join(f"{k} = {json.dumps(v)}\n" for k, v in raw.items())
+    text += f"policies = {json.dumps(policies)}\n"
+    (tmp_path / f"{name}.toml").write_text(text)
+    return LeagueRun(load_league(tmp_path / f"{name}.toml"), progress=False)
+
+
+# ---- 1. the feed ------------------------------------------------------------
+
+
+def test_the_feed_annotates_only_retries_and_fallbacks(tmp_path, monkeypatch, capsys):
+    from coworld import cli
+
+    monkeypatch.chdir(tmp_path)
+    args = ["play", "hex", "-s", str(EXAMPLES / "random_bot.py"), "-s", "tactician"]
+    assert cli.main([*args, "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "red plays" in out and "[policy" not in out and "None]" not in out
+    raising = bot(tmp_path, "raising", RAISE)
+    assert cli.main(["play", "hex", "-s", raising, "-s", "tactician", "--seed", "3"]) == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if "red plays" in x]
+    assert lines and all(x.endswith("  [fallback: error]") for x in lines)
+
+
+# ---- 2. reliability ---------------------------------------------------------
+
+
+def rows(*decisions: tuple[dict, dict]) -> list[EpisodeRow]:
+    return [
+        EpisodeRow(
+            "p", i, "hex", "hex", 1, ("py", "tactician"), (1.0, -1.0), "x", "y", 9, decisions=d
+        )
+        for i, d in enumerate(decisions)
+    ]
+
+
+def test_reliability_counts_python_decisions_and_their_causes():
+    good = rows(({"policy": 40}, {"scripted": 40}), ({"policy": 2}, {"scripted": 2}))
+    assert reliability(good)["py"]["decisions"] == 42
+    assert reliability(good)["py"]["fallbacks"] == 0 and "tactician" not in reliability(good)
+    failing = {"policy": 3, "fallback": 7, "fallback:error": 4, "fallback:timeout": 2}
+    failing["fallback:illegal"] = 1
+    r = reliability(rows((failing, {"scripted": 10})))["py"]
+    assert r["decisions"] == 10 and r["fallbacks"] == 7 and r["retries"] == 0
+    assert r["fallback_rate:error"] == 0.4 and r["fallback_rate:timeout"] == 0.2
+    assert r["fallback_rate:illegal"] == 0.1 and r["fallback_rate:unparseable"] == 0.0
+
+
+def test_the_reliability_table_and_standings_json_show_python_seats(tmp_path, capsys):
+    from rich.console import Console
+
+    from coworld.cli import _reliability_table
+
+    failing = {"fallback": 102, "fallback:error": 102}
+    console = Console(width=80, record=True)
+    console.print(_reliability_table(reliability(rows((failing, {"scripted": 102})))))
+    text = console.export_text()
+    assert "Claude and Python seats" in text and "error" in text and "100.00%" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+    raising, good = bot(tmp_path, "raising", RAISE), str(EXAMPLES / "random_bot.py")
+    report = league(tmp_path, "rel", ["random", raising, good]).run()
+    rel = json.loads(report.exports["json"].read_text())["reliability"]
+    assert rel["raising"]["fallback_rate:error"] == 1.0 and rel["raising"]["decisions"] > 0
+    assert rel["random_bot"]["decisions"] > 0 and rel["random_bot"]["fallbacks"] == 0
+    assert "random" not in rel
+    db = LeagueDB(report.database)
+    counted = sum(
+        d.get("fallback", 0)
+        for r in db.runner_rows("rel")
+        for p, d in zip(r.seats, r.decisions, strict=True)
+        if p == "raising"
+    )
+    assert rel["raising"]["decisions"] == counted
+
+
+# ---- 3. BaseExceptions ------------------------------------------------------
+
+
+def test_sys_exit_is_an_error_and_the_fallback_moves(tmp_path):
+    out = tmp_path / "c4.jsonl"
+    results = play("connect-four", [bot(tmp_path, "quitter", EXIT), "random"], seed=2, out=out)
+    seat = mine(out)
+    assert seat and all(e["origin"] == "fallback" and e["cause"] == "error" for e in seat)
+    assert seat[0]["attempts"][0]["reason"] == "SystemExit: 3"
+    assert results["decisions"][0]["fallback:error"] == len(seat)
+
+
+def test_sys_exit_neither_ends_play_nor_a_league(tmp_path, monkeypatch, capsys):
+    from coworld import cli
+
+    monkeypatch.chdir(tmp_path)
+    quitter = bot(tmp_path, "quitter", EXIT)
+    assert cli.main(["play", "connect-four", "-s", quitter, "-s", "random", "--seed", "2"]) == 0
+    assert "[fallback: error]" in capsys.readouterr().out
+    (tmp_path / "l.toml").write_text(
+        'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "quitter.py"]\n'
+        'episodes = 2\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
+    )
+    assert cli.main(["league", "run", "l.toml"]) == 0
+    out = capsys.readouterr().out
+    assert "4 episodes played now" in out and "quitter" in out and "error" in out
+
+
+def test_keyboard_interrupt_still_stops_the_episode(tmp_path):
+    body = "def act(view, legal_moves):\n    raise KeyboardInterrupt\n"
+    with pytest.raises(KeyboardInterrupt):
+        play("connect-four", [bot(tmp_path, "ctrl_c", body), "random"], seed=2)
+
+
+# ---- 4. the time limit ------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [SPIN, SLEEP, SWALLOW], ids=["spin", "sleep", "swallow"])
+def test_a_decision_at_its_limit_is_interrupted_and_benches_the_seat(tmp_path, body):
+    before = signal.getsignal(signal.SIGALRM)
+    out = tmp_path / "c4.jsonl"
+    started = time.monotonic()
+    results = play("connect-four", [bot(tmp_path, "slow", body), "random"], seed=2, out=out)
+    assert time.monotonic() - started < 10  # one limit, then the fallback at once
+    seat = mine(out)
+    assert len(seat) > 1 and all(e["origin"] == "fallback" for e in seat)
+    assert all(e["cause"] == "timeout" for e in seat)
+    first, later = seat[0]["attempts"][0], seat[1]["attempts"][0]
+    assert 0.3 <= first["latency"] < 1.0 and "the limit is 0.3 s" in first["reason"]
+    assert later["reason"].startswith("benched at ply 0") and later["latency"] == 0.0
+    assert results["decisions"][0] == {"fallback": len(seat), "fallback:timeout": len(seat)}
+    # the timer is cancelled and the handler restored
+    assert signal.getsignal(signal.SIGALRM) == before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_between_decisions_a_sigalrm_reaches_the_previous_handler(tmp_path):
+    """The episode holds its handler from its first Python decision to its end;
+    meanwhile it is inert: a SIGALRM outside a decision goes to whoever had it."""
+    heard: list[int] = []
+
+    def handler(signum, frame):
+        heard.append(signum)
+
+    def poke(event):
+        if event["type"] == "ply":
+            assert signal.getsignal(signal.SIGALRM) is not handler  # the episode's own
+            signal.raise_signal(signal.SIGALRM)
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        good = str(EXAMPLES / "random_bot.py")
+        results = play("connect-four", [good, "random"], seed=2, on_event=poke)
+        assert signal.getsignal(signal.SIGALRM) is handler
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert results["decisions"][0] == {"policy": (results["plies"] + 1) // 2}
+    assert heard == [signal.SIGALRM] * results["plies"]
+
+
+def test_our_timer_firing_as_a_decision_returns_is_not_passed_on():
+    """The race at the limit: the timer expires as the answer comes back and its
+    handler runs only after the decision is over. That signal is ours and is dropped;
+    passed on to the default handler it would end the process. Modelled exactly:
+    the timer is found expired when the decision ends, and the signal comes after."""
+    from coworld.seats import python_policy
+
+    heard: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: heard.append(signum))
+
+    def answer_as_the_timer_expires():
+        signal.setitimer(signal.ITIMER_REAL, 0)  # expired, its signal not handled yet
+        return "d"
+
+    assert python_policy.hold_alarm()
+    try:
+        assert python_policy._ALARM.call(5.0, answer_as_the_timer_expires) == "d"
+        signal.raise_signal(signal.SIGALRM)  # the late signal: dropped
+        assert heard == []
+        signal.raise_signal(signal.SIGALRM)  # anyone else's still reaches its handler
+        assert heard == [signal.SIGALRM]
+    finally:
+        python_policy.release_alarm()
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_bot_that_overruns_its_construction_is_benched(tmp_path):
+    body = (
+        "import time\nTIME_LIMIT = 0.3\n"
+        "class Bot:\n    def __init__(self):\n        time.sleep(60)\n"
+        "    def act(self, view, legal_moves):\n        return legal_moves[0]\n"
+    )
+    out = tmp_path / "c4.jsonl"
+    started = time.monotonic()
+    play("connect-four", [bot(tmp_path, "slowinit", body), "random"], seed=2, out=out)
+    assert time.monotonic() - started < 10
+    seat = mine(out)
+    assert seat and all(e["cause"] == "timeout" for e in seat)
+    assert "Bot() took" in seat[0]["attempts"][0]["reason"]
+
+
+def test_play_cli_interrupts_a_spinning_policy(tmp_path, monkeypatch, capsys):
+    from coworld import cli
+
+    monkeypatch.chdir(tmp_path)
+    started = time.monotonic()
+    spin = bot(tmp_path, "spin", SPIN)
+    assert cli.main(["play", "connect-four", "-s", spin, "-s", "random", "--seed", "2"]) == 0
+    assert time.monotonic() - started < 10
+    lines = [x for x in capsys.readouterr().out.splitlines() if "red plays" in x]
+    assert lines and all(x.endswith("  [fallback: timeout]") for x in lines)
+
+
+def test_off_the_main_thread_the_limit_is_judged_on_return(tmp_path):
+    body = (
+        "import time\nTIME_LIMIT = 0.05\n"
+        "def act(view, legal_moves):\n    time.sleep(0.2)\n    return legal_moves[0]\n"
+    )
+    out = tmp_path / "c4.jsonl"
+    done: list[dict] = []
+    path = bot(tmp_path, "late", body)
+    thread = threading.Thread(
+        target=lambda: done.append(play("connect-four", [path, "random"], seed=2, out=out))
+    )
+    thread.start()
+    thread.join(60)
+    assert done
+    first = mine(out)[0]["attempts"][0]
+    assert first["cause"] == "timeout" and first["latency"] >= 0.2  # not interrupted
+
+
+@pytest.mark.parametrize("body", [SPIN, SLEEP], ids=["spin", "sleep"])
+def test_a_local_league_interrupts_slow_policies(tmp_path, body):
+    slow = bot(tmp_path, "slow", body)
+    started = time.monotonic()
+    report = league(tmp_path, "slow", ["random", slow], episodes=3).run()
+    assert time.monotonic() - started < 60
+    assert report.episodes == 6 and not report.stopped
+    rel = reliability(LeagueDB(report.database).runner_rows("slow"))["slow"]
+    assert rel["fallback_rate:timeout"] == 1.0
+
+
+# ---- 5. a policy that ends its process --------------------------------------
+
+
+def test_a_policy_ending_its_worker_voids_the_episode_and_stops_the_league(
+    tmp_path, monkeypatch, capsys
+):
+    from coworld import cli
+
+    monkeypatch.chdir(tmp_path)
+    bot(tmp_path, "killer", KILL)
+    (tmp_path / "l.toml").write_text(
+        'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "killer.py"]\n'
+        'episodes = 3\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
+    )
+    assert cli.main(["league", "run", "l.toml"]) == 3
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Traceback" not in out and "already in the database" not in out
+    assert "the league stopped: policy" in out and "killer.py ended its worker process" in out
+    assert "exit code 1" in out and "fix the policy" in out
+    voids = LeagueDB(tmp_path / "out" / "league.db").open_voids("l")
+    assert voids and {a[-1].cause for a in voids.values()} == {"worker-died"}
+
+
+def test_episodes_caught_in_a_broken_pool_are_played_again_alone(tmp_path):
+    """Two episodes in one pool: the one whose policy ends its process is void; the
+    other, whose worker the pool's breaking ended, is played again and scored."""
+    killer = load_policy(bot(tmp_path, "killer", KILL))
+    patient = "import time\ndef act(view, legal):\n    time.sleep(0.05)\n    return legal[0]\n"
+    slow_good = load_policy(bot(tmp_path, "patient", patient))
+    random = load_policy("random")
+    jobs = [
+        EpisodeJob("a", 0, "connect-four", (slow_good, random), 5, Clock()),
+        EpisodeJob("b", 0, "connect-four", (killer, random), 5, Clock()),
+    ]
+    backend = LocalBackend()
+    try:
+        results = {r.pairing: r for r in backend.map_episodes(jobs, 2, Shared())}
+    finally:
+        backend.close()
+    assert isinstance(results["a"], EpisodeRow) and results["a"].plies > 0
+    assert isinstance(results["b"], VoidEpisode) and results["b"].cause == "worker-died"
+    assert "killer.py ended its worker process (exit code 1" in results["b"].detail
+
+
+# ---- 6. what a policy returns, and how it is named --------------------------
+
+
+def test_optional_fields_of_the_wrong_type_are_dropped_and_named(tmp_path):
+    body = (
+        "def act(view, legal_moves):\n"
+        "    return {'move': legal_moves[0], 'say': ['x'], 'notes': 5, 'guess': ['a1']}\n"
+    )
+    out = tmp_path / "hex.jsonl"
+    play("hex", [bot(tmp_path, "sloppy", body), "random"], seed=1, out=out)
+    first = mine(out)[0]
+    assert first["origin"] == "policy" and first["say"] == "" and first["notes"] == ""
+    assert first["guess"] == []  # hex has no guesses
+    dropped = first["attempts"][0]["dropped"]
+    assert dropped == ["say: list, not text", "notes: int, not text", "guess: hex has no guesses"]
+
+
+def test_a_fog_guess_is_kept_and_bounded(tmp_path):
+    body = "def act(view, legal):\n    return {'move': legal[0], 'guess': [' a1', 'b2']}\n"
+    out = tmp_path / "dark.jsonl"
+    play("dark-hex-5", [bot(tmp_path, "guesser", body), "random"], seed=1, out=out)
+    assert mine(out)[0]["guess"] == ["a1", "b2"]
+
+
+def test_text_no_file_can_hold_never_crashes_the_episode(tmp_path):
+    move = "def act(view, legal_moves):\n    return '\\ud800'\n"
+    say = "def act(view, legal_moves):\n    return {'move': legal_moves[0], 'say': 'hi \\ud800'}\n"
+    out = tmp_path / "a.jsonl"
+    play("hex", [bot(tmp_path, "surrogate_move", move), "random"], seed=1, out=out)
+    assert mine(out)[0]["cause"] == "unparseable"
+    out = tmp_path / "b.jsonl"
+    play("hex", [bot(tmp_path, "surrogate_say", say), "random"], seed=1, out=out)
+    assert mine(out)[0]["say"] == "hi \ufffd"
+
+
+def test_an_answer_whose_methods_raise_is_unparseable(tmp_path):
+    body = (
+        "from collections.abc import Mapping\n"
+        "class Weird(Mapping):\n"
+        "    def __getitem__(self, k):\n        raise RuntimeError('nope')\n"
+        "    def __iter__(self):\n        return iter(())\n"
+        "    def __len__(self):\n        return 0\n"
+        "def act(view, legal_moves):\n    return Weird()\n"
+    )
+    out = tmp_path / "c4.jsonl"
+    play("connect-four", [bot(tmp_path, "weird", body), "random"], seed=1, out=out)
+    first = mine(out)[0]
+    assert first["cause"] == "unparseable"
+    assert "RuntimeError: nope" in first["attempts"][0]["reason"]
+
+
+def test_a_bot_whose_constructor_raises_is_an_error_every_decision(tmp_path):
+    body = (
+        "class Bot:\n    def __init__(self):\n        raise ValueError('no table')\n"
+        "    def act(self, view, legal_moves):\n        return legal_moves[0]\n"
+    )
+    out = tmp_path / "c4.jsonl"
+    play("connect-four", [bot(tmp_path, "badinit", body), "random"], seed=1, out=out)
+    seat = mine(out)
+    assert len(seat) > 1 and all(e["cause"] == "error" for e in seat)
+    assert all(e["attempts"][0]["reason"] == "Bot() raised ValueError: no table" for e in seat)
+
+
+def test_names_that_collide_are_refused_with_both_sources(tmp_path):
+    named_random = bot(tmp_path, "my_random", "NAME = 'random'\ndef act(v, l):\n    return l[0]\n")
+    with pytest.raises(ConfigError, match="named 'random', a baseline of hex"):
+        play("hex", [named_random, "tactician"], seed=1)
+    twin = tmp_path / "sub"
+    twin.mkdir()
+    other = bot(twin, "random_bot", "def act(v, l):\n    return l[-1]\n")
+    with pytest.raises(ConfigError, match="are both named 'random_bot'"):
+        play("hex", [str(EXAMPLES / "random_bot.py"), other], seed=1)
+    with pytest.raises(ConfigError, match="baseline random and .*my_random.py are both named"):
+        league(tmp_path, "clash", ["random", named_random])
+
+
+@pytest.mark.parametrize(
+    ("body", "match"),
+    [
+        ("import sys\nsys.exit(0)\n", "SystemExit"),
+        ("TIME_LIMIT = float('inf')\ndef act(v, l):\n    return l[0]\n", "TIME_LIMIT"),
+        ("TIME_LIMIT = float('nan')\ndef act(v, l):\n    return l[0]\n", "TIME_LIMIT"),
+        ("Bot = 3\n", "Bot must be a class"),
+    ],
+    ids=["sys.exit", "inf", "nan", "not-a-class"],
+)
+def test_more_bad_policy_files_are_config_errors(tmp_path, body, match):
+    with pytest.raises(ConfigError, match=match):
+        load_policy(bot(tmp_path, "bad", body))
+
+
+def test_a_policy_file_not_in_utf8_is_a_config_error(tmp_path):
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# caf\xe9\ndef act(v, l):\n    return l[0]\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_policy(str(path))
+
+
+# ---- Ray ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ray_session(tmp_path_factory):
+    ray = pytest.importorskip("ray")
+    if ray.is_initialized():
+        yield ray
+        return
+    os.environ.setdefault("HOME", str(tmp_path_factory.mktemp("home")))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_tasks_interrupt_slow_policies_and_void_a_dead_worker(tmp_path, ray_session):
+    slow = bot(tmp_path, "slow", SPIN)
+    killer = bot(tmp_path, "killer", KILL)
+    for name, policies in (("slow", ["random", slow]), ("kill", ["random", killer])):
+        (tmp_path / f"{name}.toml").write_text(
+            f'name = "{name}"\ngames = ["connect-four"]\npolicies = {json.dumps(policies)}\n'
+            f'episodes = 1\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "{name}"\n'
+        )
+    started = time.monotonic()
+    report = LeagueRun(load_league(tmp_path / "slow.toml"), backend="ray", progress=False).run()
+    assert time.monotonic() - started < 120 and report.episodes == 2
+    rel = reliability(LeagueDB(report.database).runner_rows("slow"))["slow"]
+    assert rel["fallback_rate:timeout"] == 1.0
+    report = LeagueRun(load_league(tmp_path / "kill.toml"), backend="ray", progress=False).run()
+    assert report.stopped and "killer.py ended its worker process" in report.stopped
+
+
+def test_a_policy_printing_shows_in_play_not_over_a_league(tmp_path, monkeypatch, capfd):
+    from coworld import cli
+
+    monkeypatch.chdir(tmp_path)
+    body = "def act(view, legal):\n    print('thinking hard')\n    return legal[0]\n"
+    chatty = bot(tmp_path, "chatty", body)
+    assert cli.main(["play", "connect-four", "-s", chatty, "-s", "random", "--seed", "2"]) == 0
+    assert "thinking hard" in capfd.readouterr().out
+    report = league(tmp_path, "chat", ["random", chatty]).run()
+    assert report.episodes == 4 and "thinking hard" not in capfd.readouterr().out

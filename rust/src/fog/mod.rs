@@ -501,7 +501,7 @@ impl FogState {
         let me = self.mover as Seat & 1;
         let opp = 1 - me;
         let cell = mv.cell as usize;
-        debug_assert!(self.outcome.is_none() && self.legal_attempts(me) >> cell & 1 == 1);
+        debug_assert!(self.outcome.is_none());
         // 7. Attempt. Whether it collides is a coin flip to the branch predictor,
         // so steps 7-8 go without branching on it.
         let bit: Cells = 1 << cell;
@@ -758,6 +758,9 @@ impl Game for FogState {
     /// and the win test, the turn transfer and the board-full test fold.
     #[inline(always)]
     fn apply(&mut self, mv: Attempt) {
+        // Legal when decided (step 5): the sense below may then prove the cell
+        // the opponent's, and the attempt is a collision (step 7).
+        debug_assert!(self.legal_attempts(self.mover as Seat & 1) >> mv.cell & 1 == 1);
         // 6. Sense (and the guess's audit), out of line: most plies have neither.
         if mv.anchor.is_some() || self.pending_guess != 0 {
             return self.attempt_with_side(mv);

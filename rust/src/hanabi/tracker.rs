@@ -503,7 +503,9 @@ fn best_hint_for(g: &Hanabi, r: &Replay, to: Seat, info: bool) -> Option<(u32, H
         for k in 0..n {
             let touched = bit(hand[k].id) & named != 0;
             let new = narrow(old[k], if touched { named } else { !named }, ALL);
-            gain += old[k].count_ones() - new.count_ones();
+            // `narrow` falls back to the hint alone when the tracked knowledge
+            // contradicts it: that card gains nothing (not a wrapped-around u32).
+            gain += old[k].count_ones().saturating_sub(new.count_ones());
             let settled = |m: u32| {
                 m.is_power_of_two() || tri(m, t.dead) == Tri::Yes || tri(m, t.critical) == Tri::Yes
             };

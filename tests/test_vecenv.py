@@ -576,3 +576,41 @@ def test_a_huge_unsigned_id_is_reported_out_of_range_not_negative():
     env.reset()
     with pytest.raises(coworld.IllegalMove, match="env 0: action 9223372036854775807 is not"):
         env.step(np.array([2**64 - 1, 0], dtype=np.uint64))
+
+
+@pytest.mark.parametrize(("game", "public"), [("dark-hex-4", False), ("hex", True)])
+def test_finished_episodes_report_only_a_ply_count_the_learner_may_know(game, public):
+    """A fog seat is never told the ply count (it counts the opponent's collisions,
+    results_for leaves it out): the batch reports the learner's own decisions.
+    Where the count is public it is the episode's length. Each episode is rebuilt
+    through the reducer, the opponent from its per-decision stream."""
+    n, seed = 8, 2
+    env = coworld.VecEnv(game, n, seed=seed, opponents=[None, "random"], threads=1)
+    env.reset()
+    reducer = coworld.game(game)
+    started = [0] * n
+
+    def fresh(i: int):
+        state = reducer.init(seed=_core.episode_seed(seed, started[i] * n + i))
+        while not state.is_terminal and state.active_seat == 1:
+            state = reducer.apply(state, state.baseline_move("random"))
+        return state
+
+    states, mine = [fresh(i) for i in range(n)], [0] * n
+    finished = 0
+    while finished < 40:
+        actions = env.sample_legal()
+        _, _, _, terminated, _, info = env.step(actions)
+        for i in range(n):
+            states[i] = reducer.apply(states[i], env.action_names[actions[i]])
+            mine[i] += 1
+            while not states[i].is_terminal and states[i].active_seat == 1:
+                states[i] = reducer.apply(states[i], states[i].baseline_move("random"))
+            if terminated[i]:
+                assert states[i].is_terminal
+                want = states[i].plies if public else mine[i]
+                assert int(info["plies"][i]) == want
+                assert states[i].plies > mine[i]  # the opponent moved too
+                finished += 1
+                started[i] += 1
+                states[i], mine[i] = fresh(i), 0

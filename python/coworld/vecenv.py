@@ -135,7 +135,8 @@ class VecEnv:
         self.truncated: np.ndarray = self._env.truncated
         #: `seat`: the seat to move per env; `ending`: code (index into
         #: `coworld.ENDINGS`) of the episode the last step finished, else -1;
-        #: `plies`: that episode's length, else 0; `game`: the game the live
+        #: `plies`: that episode's length (fog: the learner seats' decisions, as
+        #: the total is hidden from every seat), else 0; `game`: the game the live
         #: episode plays, as an index into `games`.
         self.info: dict[str, np.ndarray] = {
             "seat": self._env.seat,

@@ -39,7 +39,9 @@ pub struct Buffers<'a> {
     pub seat: &'a mut [i64],
     /// Ending code of the episode the step finished (`Ending::code`), else -1.
     pub ending: &'a mut [i8],
-    /// Plies of the episode the step finished, else 0.
+    /// Plies of the episode the step finished, else 0: the game's count where it
+    /// is public, the learner seats' own decisions where it is not (fog: the
+    /// total would count the opponent's collisions, which no seat is told).
     pub plies: &'a mut [i32],
     /// The game the env's live episode plays, as an index into `VecEnv::games`.
     pub game: &'a mut [i8],
@@ -66,6 +68,8 @@ struct Slot<G: Game> {
     seed: i64,
     /// Episodes this env has started since the last reset.
     episodes: u64,
+    /// Learner decisions in the live episode.
+    decisions: u32,
     /// The stream `sample_legal` draws from.
     rng: Rng,
     /// The live episode's legal action ids, as bits (checked against every action).
@@ -121,6 +125,7 @@ impl<G: Tensor> Envs<G> {
             game: template.clone(),
             seed: 0,
             episodes: 0,
+            decisions: 0,
             rng: Rng::new(0),
             legal: vec![0; words],
             scratch: Vec::new(),
@@ -166,6 +171,7 @@ impl<G: Tensor> Envs<G> {
             let k = slot.episodes * self.n as u64 + slot.index as u64;
             slot.seed = episode_seed(self.base_seed, k);
             slot.episodes += 1;
+            slot.decisions = 0;
             slot.game = self.fresh(slot.seed);
             self.play_opponents(slot);
             // An episode the opponents finish before any learner decides has no
@@ -181,7 +187,7 @@ impl<G: Tensor> Envs<G> {
             let Some(player) = &self.opponents[seat] else {
                 return;
             };
-            let mut rng = Rng::for_decision(slot.seed, slot.game.plies());
+            let mut rng = Rng::for_decision(slot.seed, slot.game.decision_stream());
             let mv = player.choose(&slot.game, &mut rng);
             slot.game.apply(mv);
         }
@@ -231,6 +237,7 @@ impl<G: Tensor> Envs<G> {
             .move_of(action)
             .expect("actions are checked first");
         slot.game.apply(mv);
+        slot.decisions += 1;
         self.play_opponents(slot);
         *out.truncated = false;
         match slot.game.outcome() {
@@ -240,7 +247,11 @@ impl<G: Tensor> Envs<G> {
                 }
                 *out.terminated = true;
                 *out.ending = o.ending.code() as i8;
-                *out.plies = slot.game.plies() as i32;
+                *out.plies = if G::PRIVATE_PLIES {
+                    slot.decisions as i32
+                } else {
+                    slot.game.plies() as i32
+                };
                 self.start(slot);
             }
             None => {

@@ -23,6 +23,9 @@ use crate::registry::AnyState;
 pub trait Tensor: Game + PartialEq {
     /// The game state inside a registry state, if it is this type.
     fn from_any(state: AnyState) -> Option<Self>;
+    /// Whether the game's ply count is hidden from the seats (fog: it counts the
+    /// opponent's collisions); the batch then reports the learners' decisions.
+    const PRIVATE_PLIES: bool = false;
     /// Size of the action space (fixed for a game id and its config).
     fn num_actions(&self) -> usize;
     /// The id of a move.
@@ -285,6 +288,7 @@ impl Tensor for Quoridor {
 }
 
 impl Tensor for FogState {
+    const PRIVATE_PLIES: bool = true;
     fn from_any(state: AnyState) -> Option<Self> {
         match state {
             AnyState::Fog(g) => Some(g),

@@ -61,11 +61,27 @@ pub trait Tensor: Game + PartialEq {
 }
 
 /// Fill plane `p` (of `cells` entries) from the bits of `m`: 1.0 where set.
+/// Four entries at a time from a nibble's row of [`NIBBLES`]: no branch per
+/// stone (visiting the set bits mispredicted once a stone).
 #[inline]
 fn plane(out: &mut [f32], p: usize, cells: usize, m: u128) {
     let plane = &mut out[p * cells..(p + 1) * cells];
-    plane.fill(0.0);
-    for_bits(m, |c| plane[c] = 1.0);
+    let (low, high) = plane.split_at_mut(cells.min(64));
+    nibbles(low, m as u64);
+    nibbles(high, (m >> 64) as u64);
+}
+
+/// `out[i]` = bit i of `w`, for the (at most 64) entries of `out`.
+#[inline]
+fn nibbles(out: &mut [f32], w: u64) {
+    let done = out.len() / 4 * 4;
+    let mut quads = out.chunks_exact_mut(4);
+    for (i, quad) in (&mut quads).enumerate() {
+        quad.copy_from_slice(&NIBBLES[(w >> (4 * i)) as usize & 15]);
+    }
+    for (i, x) in quads.into_remainder().iter_mut().enumerate() {
+        *x = (w >> (done + i) & 1) as f32;
+    }
 }
 
 /// Call `f` with the index of every set bit of `m`, lowest first.
@@ -95,6 +111,34 @@ fn two_seat_board(out: &mut [f32], cells: usize, own: u128, opp: u128, seat: Sea
     constant(out, 2, cells, seat as f32);
 }
 
+/// Connect four's discs, stored file-major with a spare bit per file (bit
+/// `file * 7 + rank`), as a rank-major mask (bit `rank * 7 + file`), one table
+/// lookup per file.
+fn c4_rank_major(m: u64) -> u64 {
+    (0..connect_four::FILES).fold(0, |acc, f| acc | C4_FILE[f][(m >> (f * 7) & 0x3f) as usize])
+}
+
+/// `C4_FILE[f][column]`: the rank-major bits of file `f`'s six cells.
+const C4_FILE: [[u64; 64]; connect_four::FILES] = {
+    let mut t = [[0u64; 64]; connect_four::FILES];
+    let mut f = 0;
+    while f < connect_four::FILES {
+        let mut col = 0;
+        while col < 64 {
+            let mut r = 0;
+            while r < connect_four::RANKS {
+                if col >> r & 1 == 1 {
+                    t[f][col] |= 1 << (r * connect_four::FILES + f);
+                }
+                r += 1;
+            }
+            col += 1;
+        }
+        f += 1;
+    }
+    t
+};
+
 impl Tensor for ConnectFour {
     fn from_any(state: AnyState) -> Option<Self> {
         match state {
@@ -117,17 +161,21 @@ impl Tensor for ConnectFour {
     }
     /// Planes [own, opponent, seat]; entry (rank, file), rank 1 first.
     fn write_obs(&self, seat: Seat, out: &mut [f32]) {
-        let (files, ranks) = (connect_four::FILES, connect_four::RANKS);
-        let cells = files * ranks;
+        let cells = connect_four::FILES * connect_four::RANKS;
         let discs = self.discs();
-        out[..2 * cells].fill(0.0);
-        // The engine stores file-major with a spare bit per file; planes are rank-major.
-        for (p, m) in [discs[seat], discs[1 - seat]].into_iter().enumerate() {
-            for_bits(m as u128, |b| {
-                out[p * cells + (b % (ranks + 1)) * files + b / (ranks + 1)] = 1.0;
-            });
-        }
+        plane(out, 0, cells, c4_rank_major(discs[seat]) as u128);
+        plane(out, 1, cells, c4_rank_major(discs[1 - seat]) as u128);
         constant(out, 2, cells, seat as f32);
+    }
+    /// A file is open while its top cell is empty.
+    fn legal_bits(&self) -> Option<u64> {
+        let [a, b] = self.discs();
+        let tops = c4_rank_major(a | b) >> ((connect_four::RANKS - 1) * connect_four::FILES);
+        Some(if self.active_seat().is_some() {
+            !tops & 0x7f
+        } else {
+            0
+        })
     }
     /// A file is open while its top cell is empty.
     fn legal_ids(&self, _: &mut Vec<u8>, mut f: impl FnMut(usize)) {

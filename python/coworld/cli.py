@@ -551,14 +551,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="coworld",
         description=(
-            "coworld runs leagues of game policies - scripted baselines and Claude-played "
-            "prompts - on hidden- and perfect-information games with a Rust core.\n\n"
+            "coworld runs leagues of game policies - scripted baselines, Claude-played "
+            "prompts and your own Python bots - on hidden- and perfect-information games "
+            "with a Rust core.\n\n"
             f"games: {', '.join(GAMES)}"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "Start with `coworld games`, then `coworld play hex -s tactician -s random`,\n"
-            "`coworld demo` (the default league) and `coworld league run LEAGUE.toml`."
+            "`coworld demo` (the default league) and `coworld league run LEAGUE.toml`.\n"
+            "Your own bot: a .py file with act(view, legal_moves), fielded as `-s my_bot.py`\n"
+            "(examples/random_bot.py). Reinforcement learning: coworld.VecEnv in Python,\n"
+            "coworld.pettingzoo and coworld.gymnasium (pip extra `rl`; docs/vecenv.md)."
         ),
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -341,3 +341,39 @@ def test_pettingzoo_parallel_steps_one_ply_and_reads_only_the_mover():
     assert rewards == {
         a: float(env.state_.results["score"][i]) for i, a in enumerate(env.possible_agents)
     }
+
+
+NOT_IDS = [2.5, np.float32(3.0), 3.0, True, np.bool_(True), "a1", None, np.array([2])]
+
+
+@pytest.mark.parametrize("action", NOT_IDS, ids=repr)
+def test_adapters_refuse_actions_that_are_not_integer_ids(action):
+    """A float, bool, string or None is never truncated to some id: IllegalMove,
+    and nothing moves (Gymnasium too, whichever its illegal mode)."""
+    aec = coworld.pettingzoo.env("hex")
+    aec.reset(seed=4)
+    with pytest.raises(coworld.IllegalMove, match="integer id"):
+        aec.step(action)
+    assert aec.state_.plies == 0
+    par = coworld.pettingzoo.parallel_env("hex")
+    par.reset(seed=4)
+    with pytest.raises(coworld.IllegalMove, match="integer id"):
+        par.step({"player_0": action, "player_1": 0})
+    assert par.state_.plies == 0
+    for mode in ("fallback", "raise"):
+        env = coworld.gymnasium.make("hex", opponent="random", illegal=mode)
+        env.reset(seed=4)
+        with pytest.raises(coworld.IllegalMove, match="integer id"):
+            env.step(action)
+        assert env.state.plies == 0
+
+
+@pytest.mark.parametrize("action", [np.int64(3), np.uint8(3), np.array(3), 3], ids=repr)
+def test_adapters_take_any_integer_id(action):
+    aec = coworld.pettingzoo.env("hex")
+    aec.reset(seed=4)
+    aec.step(action)
+    env = coworld.gymnasium.make("hex", opponent="random")
+    env.reset(seed=4)
+    _, _, _, _, info = env.step(action)
+    assert aec.state_.moves[0] == env.state.moves[0] == "d1" and not info["illegal"]

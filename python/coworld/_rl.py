@@ -6,9 +6,27 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import _core
-from .errors import ConfigError
+from .errors import ConfigError, IllegalMove
 from .games import entry
+
+
+def action_id(action: Any, state: _core.State) -> int:
+    """An action as an integer id: a Python or numpy integer, or a 0-d integer
+    array. Anything else (a float, a bool, a string, None) raises `IllegalMove`
+    (cause `unparseable`) instead of being truncated to some id."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, int | np.integer) and not isinstance(action, bool | np.bool_):
+        return int(action)
+    raise IllegalMove(
+        f"an action is an integer id, not {action!r} ({type(action).__name__})",
+        kind="unparseable",
+        move=repr(action),
+        legal=state.legal_moves(),
+    )
 
 
 class SeedStream:

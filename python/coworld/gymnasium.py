@@ -7,7 +7,9 @@ Hanabi `conventions`) with the same per-decision stream as `coworld play`. The
 observation is the learner's tensor (docs/vecenv.md); the legal-action mask is
 `info["action_mask"]` (int8). The reward is the learner's score when the episode
 ends. An illegal action is, as for any coworld seat, replaced by the family's
-fallback move and recorded (`info["illegal"]`), unless `illegal="raise"`.
+fallback move and recorded (`info["illegal"]`), unless `illegal="raise"`; an
+action that is not an integer id (a float, a bool, a string) always raises
+`coworld.IllegalMove`.
 `rotate` plays, each episode, the game of the rotation its seed draws, in
 VecEnv's padded space (docs/vecenv.md); legality is read from the mask, so an id
 of another game is illegal even where its text is a legal move here.
@@ -44,7 +46,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _core
-from ._rl import check_opponent, seat_text
+from ._rl import action_id, check_opponent, seat_text
 from .errors import ConfigError, IllegalMove
 from .games import GAMES, family_module
 from .games import game as make_game
@@ -128,7 +130,7 @@ class CoworldEnv(gym.Env):
         assert self.state is not None, "call reset() first"
         if self.state.is_terminal:
             raise RuntimeError("the episode is over: call reset()")
-        action = int(action)
+        action = action_id(action, self.state)  # not an integer: raises in either mode
         _, mask = encode(self.state, self.seat)
         known = 0 <= action < len(mask)
         move = self._names[action] if known else "no move"

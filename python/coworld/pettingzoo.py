@@ -40,7 +40,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
 from . import _core
-from ._rl import SeedStream, ansi
+from ._rl import SeedStream, action_id, ansi
 from .errors import ConfigError, IllegalMove
 from .games import game as make_game
 from .vecenv import action_names
@@ -124,15 +124,7 @@ class _Game:
         mask = self._mask
         if mask is None:
             mask = self._mask = _core.encode(state, state.active_seat)[1]
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise IllegalMove(
-                f"an action is an integer id, not {action!r}",
-                kind="unparseable",
-                move=repr(action),
-                legal=state.legal_moves(),
-            ) from None
+        action = action_id(action, state)
         if not 0 <= action < len(mask) or not mask[action]:
             name = self._names[action] if 0 <= action < len(mask) else "no move"
             raise IllegalMove(

@@ -148,7 +148,7 @@ def _print_standings(
     from .league import LeagueDB, standings
     from .league.ranking import reliability
     from .league.runner import CUT_CAUSES
-    from .league.stats import ratings
+    from .league.stats import ratings, unrated
 
     db = LeagueDB.open_existing(database)
     try:
@@ -177,7 +177,7 @@ def _print_standings(
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
         table.add_row(s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci)
     console.print(table)
-    _print_ratings(ratings(blocks, seed))
+    _print_ratings(ratings(blocks, seed), unrated(blocks))
     rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
     if rel:
         console.print(_reliability_table(rel))
@@ -214,7 +214,9 @@ def _reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
     return t
 
 
-def _print_ratings(rated: list[Rating]) -> None:
+def _print_ratings(rated: list[Rating], why_unrated: Sequence[str] = ()) -> None:
+    for line in why_unrated:
+        console.print(f"no Bradley-Terry ratings for {escape(line)}")
     if not rated:
         return
     table = Table(
@@ -223,14 +225,22 @@ def _print_ratings(rated: list[Rating]) -> None:
     for col in ("game", "policy", "games", "Elo", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
+    notes: dict[str, int] = {}  # each distinct note once, numbered, under the table
     for r in rated:
         if last is not None and r.game != last:
             table.add_section()
         last = r.game
+        mark = f" ({notes.setdefault(r.note, len(notes) + 1)})" if r.note else ""
         table.add_row(
-            r.game, r.policy, str(r.games), f"{r.elo:+.0f}", f"[{r.lo:+.0f}, {r.hi:+.0f}]"
+            r.game,
+            r.policy + mark,
+            str(r.games),
+            f"{r.elo:+.0f}",
+            f"[{r.lo:+.0f}, {r.hi:+.0f}]",
         )
     console.print(table)
+    for note, number in notes.items():
+        console.print(f"({number}) {escape(note)}")
 
 
 def _cmd_league_run(args: argparse.Namespace) -> int:

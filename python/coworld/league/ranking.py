@@ -353,11 +353,25 @@ def _bars(ax: Any, table: Sequence[Standing | Rating], title: str) -> None:
     y = list(range(len(rows)))
     centre = [r.mean if isinstance(r, Standing) else r.elo for r in rows]
     err = [
-        # a percentile interval can miss its estimate when data are few: no bar then
-        [0 if math.isnan(r.lo) else max(0.0, c - r.lo) for r, c in zip(rows, centre, strict=True)],
-        [0 if math.isnan(r.hi) else max(0.0, r.hi - c) for r, c in zip(rows, centre, strict=True)],
+        # a percentile interval can miss its estimate when data are few: no bar then;
+        # an open side (a rating no data bound, +-inf) is drawn as an arrow instead
+        [
+            0 if not math.isfinite(r.lo) else max(0.0, c - r.lo)
+            for r, c in zip(rows, centre, strict=True)
+        ],
+        [
+            0 if not math.isfinite(r.hi) else max(0.0, r.hi - c)
+            for r, c in zip(rows, centre, strict=True)
+        ],
     ]
     ax.errorbar(centre, y, xerr=err, fmt="o", capsize=3)
+    for r, c, row in zip(rows, centre, y, strict=True):
+        if isinstance(r, Rating) and r.hi == math.inf:
+            ax.annotate("open ->", (c, row), xytext=(6, 3), textcoords="offset points", fontsize=7)
+        if isinstance(r, Rating) and r.lo == -math.inf:
+            ax.annotate(
+                "<- open", (c, row), xytext=(-36, 3), textcoords="offset points", fontsize=7
+            )
     ax.set_yticks(y, [r.policy for r in rows])
     ax.set_title(title, fontsize=9, loc="left")
     ax.axvline(0, color="grey", lw=0.5)

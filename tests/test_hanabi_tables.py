@@ -192,3 +192,36 @@ def test_open_bounds_are_json_null_and_the_table_prints_the_reason(tmp_path, cap
     assert "+inf]" in out and "-inf," in out
     assert "(1) no point lost to B: no upper bound" in out
     assert "no Bradley-Terry ratings for hanabi: cooperative" in out
+
+
+# ---- `coworld play` takes Hanabi's seat count from its seats ----------------
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_play_takes_the_hanabi_seat_count_from_the_seats_given(tmp_path, capsys, seats):
+    out = tmp_path / "h.jsonl"
+    argv = ["play", "hanabi", *["-s", "random"] * seats, "--seed", "7", "--out", str(out)]
+    assert cli(argv) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    header, *_, last = (json.loads(line) for line in out.read_text().splitlines())
+    assert header["config"]["seats"] == header["settings"]["seats"] == seats
+    assert len(header["seats"]) == seats
+    score = last["results"]["score"]
+    assert len(score) == seats and len(set(score)) == 1
+    assert f"shared score {score[0]}:" in said  # not "draw" or a winner at two seats
+    assert cli(["recheck", str(out)]) == 0
+
+
+@pytest.mark.parametrize("seats", [1, 6])
+def test_play_names_hanabis_seat_range(tmp_path, capsys, seats):
+    argv = ["play", "hanabi", *["-s", "random"] * seats, "--out", str(tmp_path / "h.jsonl")]
+    assert cli(argv) == 2
+    said = " ".join(capsys.readouterr().out.split())
+    assert "hanabi takes 2 to 5 seats" in said and f"got {seats} polic" in said
+    assert not (tmp_path / "h.jsonl").exists()
+
+
+def test_play_of_a_game_without_a_seats_setting_is_unchanged(tmp_path, capsys):
+    argv = ["play", "hex", *["-s", "random"] * 3, "--out", str(tmp_path / "h.jsonl")]
+    assert cli(argv) == 2
+    assert "hex takes 2 seats; got 3 policies" in " ".join(capsys.readouterr().out.split())

@@ -665,3 +665,60 @@ def test_observations_are_the_documented_planes(game):
                 checked += 1
             state = reducer.apply(state, rng.choice(reducer.legal_moves(state)))
     assert checked > 200
+
+
+def test_a_three_seat_hanabi_episode_is_rebuilt_by_coworld_play_from_episode_seed(tmp_path):
+    """docs/vecenv.md: env i's k-th episode is played on episode_seed(seed, k * n + i),
+    and `coworld play --seed` (one -s per seat) rebuilds it. The learner (seat 0)
+    plays what `conventions` would, read from a shadow state of the same engine seed,
+    so the whole episode is conventions / cautious / tracker."""
+    from coworld.cli import main as cli
+
+    assert coworld.episode_seed is coworld.vecenv.episode_seed
+    assert coworld.episode_seed(9, 3) == _core.episode_seed(9, 3)
+    with pytest.raises(coworld.ConfigError) as e:
+        coworld.episode_seed(9, -1)
+    assert e.value.field == "index"
+    n, seed, seats = 2, 9, ["conventions", "cautious", "tracker"]
+    env = coworld.VecEnv("hanabi", n, seed=seed, opponents=[None, *seats[1:]], threads=1)
+    assert env.num_seats == 3
+    episodes = [0] * n
+
+    def shadow(i):
+        """The engine state of env i's current episode, moved on to seat 0's turn."""
+        engine = coworld.episode_seed(seed, episodes[i] * n + i)
+        return engine, coworld.game({"game": "hanabi", "seats": 3}).init(seed=engine)
+
+    def to_learner(state):
+        while not state.is_terminal and state.active_seat != 0:
+            state = state.apply(state.baseline_move(seats[state.active_seat]))
+        return state
+
+    shadows = [shadow(i) for i in range(n)]
+    shadows = [(s, to_learner(st)) for s, st in shadows]
+    finished: list[tuple[int, list[float]]] = []
+    env.reset()
+    while len(finished) < 3:
+        moves = [st.baseline_move(seats[0]) for _, st in shadows]
+        _, _, rewards, term, _, _ = env.step(
+            np.array([env.action_id(m, env=i) for i, m in enumerate(moves)])
+        )
+        for i in range(n):
+            engine, st = shadows[i]
+            st = to_learner(st.apply(moves[i]))
+            assert bool(term[i]) == st.is_terminal
+            if term[i]:
+                finished.append((engine, rewards[i].tolist()))
+                episodes[i] += 1
+                engine, st = shadow(i)
+                st = to_learner(st)
+            shadows[i] = (engine, st)
+    for engine, score in finished:
+        out = tmp_path / f"{engine}.jsonl"
+        argv = ["play", "hanabi", *[a for s in seats for a in ("-s", s)], "--seed", str(engine)]
+        assert cli([*argv, "--out", str(out)]) == 0
+        lines = [json.loads(line) for line in out.read_text().splitlines()]
+        assert lines[0]["config"]["seats"] == 3 and lines[0]["config"]["seed"] == engine
+        assert lines[-1]["type"] == "results"
+        assert lines[-1]["results"]["score"] == score
+        assert cli(["recheck", str(out)]) == 0

@@ -8,7 +8,7 @@ from .errors import ConfigError, CoworldError, IllegalMove
 from .games import GAMES, catalog, game
 from .sdk import SubmittedAction
 from .simulate import ENDINGS, SimResult, simulate
-from .vecenv import VecEnv
+from .vecenv import VecEnv, episode_seed
 
 __version__ = _core.__version__
 
@@ -32,6 +32,7 @@ __all__ = [
     "SubmittedAction",
     "VecEnv",
     "catalog",
+    "episode_seed",
     "game",
     "simulate",
 ]

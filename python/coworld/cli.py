@@ -148,7 +148,7 @@ def _print_standings(
     from .league import LeagueDB, standings
     from .league.ranking import reliability
     from .league.runner import CUT_CAUSES
-    from .league.stats import ratings
+    from .league.stats import ratings, unrated
 
     db = LeagueDB.open_existing(database)
     try:
@@ -177,7 +177,7 @@ def _print_standings(
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
         table.add_row(s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci)
     console.print(table)
-    _print_ratings(ratings(blocks, seed))
+    _print_ratings(ratings(blocks, seed), unrated(blocks))
     rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
     if rel:
         console.print(_reliability_table(rel))
@@ -214,7 +214,9 @@ def _reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
     return t
 
 
-def _print_ratings(rated: list[Rating]) -> None:
+def _print_ratings(rated: list[Rating], why_unrated: Sequence[str] = ()) -> None:
+    for line in why_unrated:
+        console.print(f"no Bradley-Terry ratings for {escape(line)}")
     if not rated:
         return
     table = Table(
@@ -223,14 +225,22 @@ def _print_ratings(rated: list[Rating]) -> None:
     for col in ("game", "policy", "games", "Elo", "95% CI"):
         table.add_column(col, justify="left" if col in ("game", "policy") else "right")
     last = None
+    notes: dict[str, int] = {}  # each distinct note once, numbered, under the table
     for r in rated:
         if last is not None and r.game != last:
             table.add_section()
         last = r.game
+        mark = f" ({notes.setdefault(r.note, len(notes) + 1)})" if r.note else ""
         table.add_row(
-            r.game, r.policy, str(r.games), f"{r.elo:+.0f}", f"[{r.lo:+.0f}, {r.hi:+.0f}]"
+            r.game,
+            r.policy + mark,
+            str(r.games),
+            f"{r.elo:+.0f}",
+            f"[{r.lo:+.0f}, {r.hi:+.0f}]",
         )
     console.print(table)
+    for note, number in notes.items():
+        console.print(f"({number}) {escape(note)}")
 
 
 def _cmd_league_run(args: argparse.Namespace) -> int:
@@ -414,6 +424,18 @@ def _cmd_play(args: argparse.Namespace) -> int:
         if value <= 0:
             raise ConfigError(f"{flag} must be greater than 0 seconds, not {value:g}", flag)
     policies = [load_policy(p) for p in args.seat]
+    # A game with a seat-count setting (Hanabi) is played at one seat per -s, as
+    # VecEnv takes it from `opponents`; the replay's header records it for recheck.
+    spec: str | dict[str, Any] = args.game
+    seats = catalog()[args.game]["seats"]
+    if "seats" in catalog()[args.game]["settings"]:
+        if not seats["min"] <= len(policies) <= seats["max"]:
+            raise ConfigError(
+                f"{args.game} takes {seats['min']} to {seats['max']} seats (one -s each); "
+                f"got {len(policies)} {'policy' if len(policies) == 1 else 'policies'}",
+                "seat",
+            )
+        spec = {"game": args.game, "seats": len(policies)}
     clock = Clock(
         play_budget_seconds=args.budget, llm_timeout_seconds=args.timeout, pace_seconds=args.pace
     )
@@ -438,7 +460,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             console.print("[yellow]wall clock: the episode settles now[/]")
 
     episode = Episode(
-        args.game,
+        spec,
         policies,
         seed=seed,
         clock=clock,
@@ -491,8 +513,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
         if winner is None
         else f"{episode.aliases[winner]} ({seat_label(2, winner, '')}) wins"
     )
-    if episode.seats > 2:
-        who = f"shared score {results['score'][0]}"
+    if catalog()[episode.state.resolved_game]["score"] != {"min": -1, "max": 1}:
+        who = f"shared score {results['score'][0]}"  # Hanabi at any seat count
     console.print(
         f"[bold]{who}[/]: {results['reason']} / {results['ending']} after "
         f"{results['plies']} plies; score {results['score']}"
@@ -654,14 +676,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
     p.set_defaults(run=_cmd_gate)
 
-    p = sub.add_parser("play", help="play one episode with a live feed and write its replay")
+    p = sub.add_parser(
+        "play",
+        help="play one episode with a live feed and write its replay",
+        description="Play one episode with a live feed and write its replay. Hanabi is "
+        "played at one seat per -s (2 to 5); the replay's header records the seat count, "
+        "so `coworld recheck` re-derives it. --seed N plays the episode of engine seed N: "
+        "a VecEnv's episode is rebuilt from coworld.episode_seed (docs/vecenv.md).",
+    )
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")
     p.add_argument(
         "-s",
         "--seat",
         action="append",
         required=True,
-        help="a baseline name or a policy file (.toml/.md, or .py) per seat, in seat order",
+        help="a baseline name or a policy file (.toml/.md, or .py) per seat, in seat order; "
+        "hanabi is played at as many seats as -s are given (2 to 5)",
     )
     p.add_argument("--seed", type=int, default=0, help="episode seed; 0 draws one (default)")
     p.add_argument("--out", help="replay path (default runs/episodes/GAME-SEED.jsonl)")

@@ -80,6 +80,20 @@ def _config(config: Any) -> str | None:
         raise _config_error("config", f"must be JSON-serialisable: {e}") from None
 
 
+def episode_seed(seed: int, index: int) -> int:
+    """The engine seed of episode `index` of a run based on `seed`: `VecEnv(game, n,
+    seed)` plays env i's k-th episode since `reset()` on `episode_seed(seed, k * n +
+    i)` (the PettingZoo adapter's `reset(seed=s)` on index 0, then 1, 2, ...).
+
+    It is for rebuilding an episode after the fact: `coworld play GAME --seed S`
+    (Hanabi: one `-s` per seat) or `coworld.game(...).init(seed=S)` replays it move
+    for move. Never feed it to a policy: the engine seed determines the hidden deal
+    (Hanabi's deck, a fog game's unseen stones) and the baselines' draws, so a
+    policy that sees it can read what it must not know. `seed` is any 64-bit
+    integer, `index` 0..2**64 - 1; raises `coworld.ConfigError` naming the field."""
+    return _core.episode_seed(_integer("seed", seed, *I64), _integer("index", index, 0, 2**64 - 1))
+
+
 class VecEnv:
     """`VecEnv(game, n, seed, opponents=None)`.
 

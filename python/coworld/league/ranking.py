@@ -13,9 +13,10 @@ Statistics, stated once:
 - Overall = the equal-weight mean of the policy's per-game means, Hanabi scaled
   to 0..1 (score / 25) so no game dominates; its standard error combines the
   per-game ones: sqrt(sum se_g^2) / G.
-- Ratings: Bradley-Terry on the Elo scale over every two-seat game's head-to-head
+- Ratings: Bradley-Terry on the Elo scale over every two-player game's head-to-head
   results, per game and pooled, with 95% bootstrap intervals over seed pairs
-  (stats.py). Hanabi is cooperative and keeps the mean score.
+  (stats.py). Hanabi is cooperative and keeps the mean score at every seat count
+  (a two-seat Hanabi table is two policies sharing a score, not a match).
 - compare: a policy is significantly worse on a game when the 95% interval of
   (current - baseline), Welch's normal approximation, lies wholly below zero
   (z < -1.96). Each (policy, game) is tested at 5%; with many cells expect
@@ -37,7 +38,14 @@ from typing import Any
 import numpy as np
 
 from ..games import entry
-from .stats import Rating, cluster_se, clustered_samples, ratings
+from .stats import (
+    Rating,
+    cluster_se,
+    clustered_samples,
+    head_to_head_block,
+    ratings,
+    unrated,
+)
 from .storage import Block, EpisodeRow, group_rows
 
 OVERALL = "overall"
@@ -170,7 +178,7 @@ def head_to_head(results: Results) -> dict[str, dict[str, dict[str, float]]]:
         lambda: defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
     )
     for block in as_blocks(results):
-        if len(block.seats) != 2 or block.seats[0] == block.seats[1]:
+        if not head_to_head_block(block):  # never a cooperative game's two-seat table
             continue
         a, b = block.seats
         for me, them, column in ((a, b, 0), (b, a, 1)):
@@ -248,6 +256,7 @@ def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[
         "episodes": sum(b.score.shape[0] for b in blocks),
         "standings": [_clean(asdict(s)) for s in table],
         "ratings": [_clean(asdict(r)) for r in rated],
+        "unrated": unrated(blocks),
         "headToHead": head_to_head(blocks),
         "reliability": reliability(blocks),
     }
@@ -257,7 +266,8 @@ def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[
 
 
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
+    """NaN (unknown) and +-inf (an open rating bound, said in its note) as JSON null."""
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
 
 
 def plot(table: Sequence[Standing], path: Path, title: str, rated: Sequence[Rating] = ()) -> None:
@@ -343,11 +353,25 @@ def _bars(ax: Any, table: Sequence[Standing | Rating], title: str) -> None:
     y = list(range(len(rows)))
     centre = [r.mean if isinstance(r, Standing) else r.elo for r in rows]
     err = [
-        # a percentile interval can miss its estimate when data are few: no bar then
-        [0 if math.isnan(r.lo) else max(0.0, c - r.lo) for r, c in zip(rows, centre, strict=True)],
-        [0 if math.isnan(r.hi) else max(0.0, r.hi - c) for r, c in zip(rows, centre, strict=True)],
+        # a percentile interval can miss its estimate when data are few: no bar then;
+        # an open side (a rating no data bound, +-inf) is drawn as an arrow instead
+        [
+            0 if not math.isfinite(r.lo) else max(0.0, c - r.lo)
+            for r, c in zip(rows, centre, strict=True)
+        ],
+        [
+            0 if not math.isfinite(r.hi) else max(0.0, r.hi - c)
+            for r, c in zip(rows, centre, strict=True)
+        ],
     ]
     ax.errorbar(centre, y, xerr=err, fmt="o", capsize=3)
+    for r, c, row in zip(rows, centre, y, strict=True):
+        if isinstance(r, Rating) and r.hi == math.inf:
+            ax.annotate("open ->", (c, row), xytext=(6, 3), textcoords="offset points", fontsize=7)
+        if isinstance(r, Rating) and r.lo == -math.inf:
+            ax.annotate(
+                "<- open", (c, row), xytext=(-36, 3), textcoords="offset points", fontsize=7
+            )
     ax.set_yticks(y, [r.policy for r in rows])
     ax.set_title(title, fontsize=9, loc="left")
     ax.axvline(0, color="grey", lw=0.5)

@@ -20,10 +20,15 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from scipy.optimize import brentq, minimize
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
+from ..errors import ConfigError
+from ..games import entry
 from .storage import Block
 
 #: Natural-log odds to Elo: 400 / ln 10.
@@ -114,13 +119,34 @@ class PairData:
     index: np.ndarray | None = None  # (units,) the unit's episode index (its seed)
 
 
+@cache
+def head_to_head_game(game: str) -> bool:
+    """Whether a game's results are rated head to head: a two-player game scored as a
+    win, draw or loss (+1/0/-1 per seat). Not Hanabi at any seat count: its two-seat
+    table is two policies *sharing* one 0..25 score (cooperative), ranked by the mean
+    score. Ids outside the catalogue (hand-made rows) count when scored -1..1."""
+    try:
+        e = entry(game)
+    except ConfigError:
+        return True
+    return e["seats"]["max"] == 2 and (e["score"]["min"], e["score"]["max"]) == (-1, 1)
+
+
+def head_to_head_block(block: Block) -> bool:
+    """A block of one head-to-head game between two different policies."""
+    return (
+        len(block.seats) == 2 and block.seats[0] != block.seats[1] and head_to_head_game(block.game)
+    )
+
+
 def head_to_head_units(blocks: Iterable[Block]) -> list[PairData]:
-    """Every two-seat game's results between two different policies, by seed pair."""
+    """Every head-to-head game's results between two different policies, by seed pair
+    (`head_to_head_game`: never a cooperative game's two-seat table)."""
     keys: dict[tuple[str, str, str], list[np.ndarray]] = defaultdict(list)
     points: dict[tuple[str, str, str], list[np.ndarray]] = defaultdict(list)
     tables: dict[str, int] = {}
     for block in blocks:
-        if len(block.seats) != 2 or block.seats[0] == block.seats[1]:
+        if not head_to_head_block(block):
             continue
         a, b = sorted(block.seats)
         keys[(block.game, a, b)].append(unit_keys(block, tables))
@@ -215,7 +241,12 @@ def bt_refit(
         q = 1.0 / (1.0 + np.exp(-d))
         grad = (n * q - w) @ incidence + theta @ gauge
         hess = np.einsum("rk,ki,kj->rij", n * q * (1 - q), incidence, incidence) + gauge
-        step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        try:
+            step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            # a singular system (a direction the data do not fix): the least-squares
+            # step, which leaves that direction where it is instead of crashing
+            step = (np.linalg.pinv(hess, hermitian=True) @ grad[..., None])[..., 0]
         step *= np.minimum(1.0, 1.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
         theta -= step
         if np.abs(step).max() < 1e-10:
@@ -229,8 +260,10 @@ class Rating:
     game: str
     games: int
     elo: float
-    lo: float
-    hi: float
+    lo: float  # -inf: no lower bound (see `note`)
+    hi: float  # +inf: no upper bound (see `note`)
+    #: why the rating is bounded or only relative ("" when it is neither)
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -289,20 +322,126 @@ def bt_bootstrap(pairs: Sequence[PairData], seed: int, resamples: int = 1000) ->
     return Bootstrap(players, point, bt_refit(point, a, b, boot_w, boot_n), played)
 
 
+def _graph(pairs: Sequence[PairData], players: list[str], directed: bool) -> np.ndarray:
+    """Component labels (P,) of the comparison graph: who played whom (`directed`
+    False), or who took a point from whom (a win or a draw; `directed` True, strong
+    components)."""
+    index = {name: i for i, name in enumerate(players)}
+    edges: list[tuple[int, int]] = []
+    for p in pairs:
+        a, b = index[p.a], index[p.b]
+        if not directed or p.points.sum() > 0:
+            edges.append((a, b))
+        if directed and (p.games - p.points).sum() > 0:
+            edges.append((b, a))
+    rows, cols = zip(*edges, strict=True) if edges else ((), ())
+    graph = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(players),) * 2)
+    return connected_components(graph, directed=directed, connection="strong")[1]
+
+
+#: What holds a rating finite when nothing in the data bounds it.
+PRIOR_NOTE = "the Elo is held finite only by the prior's virtual draw per pairing"
+
+
+def _bounds(pairs: Sequence[PairData], players: list[str]) -> dict[str, tuple[bool, bool, str]]:
+    """Per player of one connected comparison graph whose maximum likelihood ratings do
+    not all exist: (has a lower bound, has an upper bound, why). They exist iff the
+    graph of who took a point from whom is strongly connected (Zermelo, Ford); else a
+    group (strong component) nobody outside took a point from drifts to +inf against
+    the rest, one that took no point from outside to -inf, one between both ways."""
+    label = _graph(pairs, players, directed=True)
+    if label.max() == 0:
+        return {}
+    took_in: set[int] = set()  # groups someone outside took a point from
+    took_out: set[int] = set()  # groups that took a point from someone outside
+    against: dict[int, set[str]] = defaultdict(set)
+    index = {name: i for i, name in enumerate(players)}
+    for p in pairs:
+        ga, gb = label[index[p.a]], label[index[p.b]]
+        if ga == gb:
+            continue
+        against[ga].add(p.b)
+        against[gb].add(p.a)
+        for taker, giver, took in (
+            (ga, gb, p.points.sum() > 0),
+            (gb, ga, (p.games - p.points).sum() > 0),
+        ):
+            if took:
+                took_out.add(taker)
+                took_in.add(giver)
+    out = {}
+    for i, name in enumerate(players):
+        g = label[i]
+        mates = [p for j, p in enumerate(players) if label[j] == g and p != name]
+        who = f"with {', '.join(mates)}: " if mates else ""
+        others = ", ".join(sorted(against[g]))
+        if g not in took_in:
+            why = f"{who}no point lost to {others}: no upper bound"
+        elif g not in took_out:
+            why = f"{who}no point taken from {others}: no lower bound"
+        else:
+            why = f"{who}between groups that never score against each other: no bound"
+        out[name] = (g not in took_in, g not in took_out, f"{why}; {PRIOR_NOTE}")
+    return out
+
+
 def bt_ratings(
     pairs: Sequence[PairData], game: str, seed: int, resamples: int = 1000
 ) -> list[Rating]:
     """Ratings over `pairs` (one game, or several pooled as `game`), with 95% bootstrap
-    intervals over seed pairs; deterministic given `seed`. Best first."""
+    intervals over seed pairs; deterministic given `seed`. Best first.
+
+    Never a singular system: a comparison graph in several pieces (no games link
+    them) is rated piece by piece, each centred on 0 and noted as comparable only
+    within its group; a side no data bound (a group that never lost a point to the
+    rest, or never took one) is reported open (+-inf) with the reason in `note`."""
     if not pairs:
         return []
-    bs = bt_bootstrap(pairs, seed, resamples)
-    lo, hi = np.percentile(bs.boot, [2.5, 97.5], axis=0)
-    table = [
-        Rating(name, game, int(bs.games[i]), float(bs.point[i]), float(lo[i]), float(hi[i]))
-        for i, name in enumerate(bs.players)
-    ]
+    players = sorted({p.a for p in pairs} | {p.b for p in pairs})
+    label = _graph(pairs, players, directed=False)
+    groups = int(label.max()) + 1
+    table = []
+    for g in range(groups):
+        members = [p for p, lab in zip(players, label, strict=True) if lab == g]
+        mine = [p for p in pairs if p.a in members]
+        bs = bt_bootstrap(mine, seed, resamples)
+        lo, hi = np.percentile(bs.boot, [2.5, 97.5], axis=0)
+        bounds = _bounds(mine, bs.players)
+        for i, name in enumerate(bs.players):
+            low, high, note = bounds.get(name, (True, True, ""))
+            if groups > 1:
+                part = f"rated within group {g + 1} of {groups} ({', '.join(members)}): "
+                part += "no games link the groups, so its Elo compares only within its group"
+                note = f"{part}; {note}" if note else part
+            table.append(
+                Rating(
+                    name,
+                    game,
+                    int(bs.games[i]),
+                    float(bs.point[i]),
+                    float(lo[i]) if low else -math.inf,
+                    float(hi[i]) if high else math.inf,
+                    note,
+                )
+            )
     return sorted(table, key=lambda r: (-r.elo, r.policy))
+
+
+def unrated(blocks: Iterable[Block]) -> list[str]:
+    """Why a game the blocks hold has no Bradley-Terry ratings, one line per game."""
+    out = []
+    seen: dict[str, bool] = {}
+    for block in blocks:
+        seen[block.game] = seen.get(block.game, False) or head_to_head_block(block)
+    for game, rated in sorted(seen.items()):
+        if not head_to_head_game(game):
+            out.append(
+                f"{game}: cooperative (the seats share one score), ranked by mean score "
+                "above, not rated head to head"
+            )
+        elif not rated:
+            out.append(f"{game}: no games between two different policies to rate")
+    return out
 
 
 def mean_bootstrap(blocks: Sequence[Block], seed: int, resamples: int = 1000) -> Bootstrap:
@@ -352,7 +491,8 @@ def order_confidence(bs: Bootstrap) -> tuple[float, np.ndarray, np.ndarray]:
 
 
 def ratings(blocks: Sequence[Block], seed: int = 0, overall: str = "overall") -> list[Rating]:
-    """Bradley-Terry ratings per two-seat game and pooled over them all (`overall`)."""
+    """Bradley-Terry ratings per head-to-head game and pooled over them all (`overall`);
+    `unrated` says why a game has none."""
     pairs = head_to_head_units(blocks)
     games = sorted({p.game for p in pairs})
     table = []

@@ -233,7 +233,8 @@ def test_our_timer_firing_as_a_decision_returns_is_not_passed_on():
 
     assert python_policy.hold_alarm()
     try:
-        assert python_policy._ALARM.call(5.0, answer_as_the_timer_expires) == "d"
+        policy = python_policy.PythonPolicy("p", "", time_limit=5.0)
+        assert python_policy._ALARM.call(policy, answer_as_the_timer_expires) == "d"
         signal.raise_signal(signal.SIGALRM)  # the late signal: dropped
         assert heard == []
         signal.raise_signal(signal.SIGALRM)  # anyone else's still reaches its handler

@@ -9,6 +9,24 @@ game's notation (anything `apply` reads), or a dict with `move` and optional
 policy's name; default the file's stem) and `TIME_LIMIT` (seconds per decision,
 default 5).
 
+Each seat of each episode executes the file in a fresh module (the code compiled once
+per process), so its globals belong to that seat of that episode: seats of one file
+share no hidden information, and an episode's play does not depend on the ones a
+process played before. What is costly to build (a network's weights) belongs in a
+module the file imports, as imports are cached per process in `sys.modules`:
+
+    # weights.py, beside my_bot.py          # my_bot.py
+    import numpy as np                      from weights import W
+    W = np.load("my_weights.npy")           def act(view, legal_moves): ...
+
+The file's directory is appended to `sys.path` when the file loads (driver and worker
+processes, once per directory), last: a sibling named like a standard module
+(`random.py`, `json.py`) is not importable, and never shadows it for coworld.
+
+A Python policy is trusted code running in the runner's process. Isolation holds for
+honest bots (globals, the view); a bot that walks interpreter frames (`sys._getframe`)
+or the garbage collector can reach the state. Process isolation is not offered.
+
 An exception (any: `sys.exit` too, only Ctrl-C's KeyboardInterrupt goes
 through), a move that does not read or is illegal, or an answer slower than
 `TIME_LIMIT` is recorded with its cause (`error`, `unparseable`, `illegal`,
@@ -28,7 +46,10 @@ there holds its episode. A decision over the limit, interrupted or not,
 benches the seat: its state may be half-updated, so the fallback plays its
 seat for the rest of the episode (each such decision recorded as `timeout`).
 A policy that catches BaseException (a bare `except:`) may outlive its limit;
-it is judged when it returns. The handler is installed at an episode's first
+it is judged if it returns within a grace of max(1 s, limit). Otherwise a watchdog
+thread ends the process (`_Watchdog`): `coworld play` with one line and exit code 3
+(the replay, flushed before each Python decision, keeps the plies before it), a
+league's worker with `HUNG_EXIT`, so the league voids the episode and stops. The handler is installed at an episode's first
 Python decision and the previous one restored at its end (`_Alarm`); a
 decision costs two `setitimer` calls and a `getitimer` (about 1.5 us).
 """

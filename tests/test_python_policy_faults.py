@@ -609,9 +609,7 @@ def test_a_league_voids_a_decision_that_swallows_its_interrupt(tmp_path):
     assert voids and {a[-1].cause for a in voids.values()} == {"worker-died"}
 
 
-def test_a_policy_imports_modules_beside_it_and_never_shadows_the_stdlib(
-    tmp_path, monkeypatch
-):
+def test_a_policy_imports_modules_beside_it_and_never_shadows_the_stdlib(tmp_path, monkeypatch):
     from coworld.seats import python_policy
 
     monkeypatch.setattr(sys, "path", list(sys.path))
@@ -620,7 +618,9 @@ def test_a_policy_imports_modules_beside_it_and_never_shadows_the_stdlib(
     pkg.mkdir()
     (pkg / "pyiso_helper.py").write_text("def pick(legal):\n    return legal[-1]\n")
     (pkg / "json.py").write_text("raise RuntimeError('a sibling shadowed json')\n")
-    body = "import json\nfrom pyiso_helper import pick\ndef act(view, legal):\n    return pick(legal)\n"
+    body = (
+        "import json\nfrom pyiso_helper import pick\ndef act(view, legal):\n    return pick(legal)"
+    )
     sib = bot(pkg, "sib_bot", body)
     out = tmp_path / "c4.jsonl"
     results = play("connect-four", [sib, "random"], seed=2, out=out)
@@ -645,7 +645,9 @@ def test_a_league_discards_a_policys_stderr_not_its_workers_errors(tmp_path, cap
     err = capfd.readouterr().err
     assert "to stderr" not in err and "logged" not in err
     # an error of the worker itself still reaches the driver, as an exception
-    broken = EpisodeJob("x", 0, "no-such-game", (load_policy(noisy), load_policy("random")), 1, Clock())
+    broken = EpisodeJob(
+        "x", 0, "no-such-game", (load_policy(noisy), load_policy("random")), 1, Clock()
+    )
     backend = LocalBackend()
     try:
         with pytest.raises(ConfigError, match="no-such-game"):
@@ -658,7 +660,9 @@ def test_play_shows_a_policys_stderr(tmp_path, monkeypatch, capfd):
     from coworld import cli
 
     monkeypatch.chdir(tmp_path)
-    body = "import sys\ndef act(view, legal):\n    print('hmm', file=sys.stderr)\n    return legal[0]\n"
+    body = (
+        "import sys\ndef act(view, legal):\n    print('hmm', file=sys.stderr)\n    return legal[0]"
+    )
     noisy = bot(tmp_path, "noisy", body)
     assert cli.main(["play", "connect-four", "-s", noisy, "-s", "random", "--seed", "2"]) == 0
     assert "hmm" in capfd.readouterr().err
@@ -679,12 +683,18 @@ def test_the_record_names_what_was_cut_ignored_or_dropped(tmp_path):
         "notes: cut to 400 characters",
     ]
     out = tmp_path / "c4.jsonl"
-    play("connect-four", [bot(tmp_path, "mute", "def act(v, l):\n    return {'say': 'hi'}\n"), "random"], seed=1, out=out)
+    play(
+        "connect-four",
+        [bot(tmp_path, "mute", "def act(v, l):\n    return {'say': 'hi'}\n"), "random"],
+        seed=1,
+        out=out,
+    )
     assert mine(out)[0]["attempts"][0]["reason"] == "the answer has no `move`"
 
 
 def test_a_fog_guess_is_recorded_as_the_game_counts_it(tmp_path):
-    body = "def act(view, legal):\n    return {'move': legal[0], 'guess': ['A1', 'z9', 'a1', ' b2 ']}\n"
+    guess = "['A1', 'z9', 'a1', ' b2 ']"
+    body = f"def act(view, legal):\n    return {{'move': legal[0], 'guess': {guess}}}\n"
     out = tmp_path / "dark.jsonl"
     play("dark-hex-5", [bot(tmp_path, "guesser", body), "random"], seed=1, out=out)
     first = mine(out)[0]
@@ -693,5 +703,6 @@ def test_a_fog_guess_is_recorded_as_the_game_counts_it(tmp_path):
         "guess: 'z9' not a cell of the board",
         "guess: 'a1' named twice",
     ]
-    view = [json.loads(x) for x in out.read_text().splitlines()][-1]
-    assert view["type"] == "results"
+    # what the record says is what the core counted
+    last = [e for e in map(json.loads, out.read_text().splitlines()) if e["type"] == "ply"][-1]
+    assert last["view"]["guessesMade"][0] == sum(len(e["guess"]) for e in mine(out))

@@ -49,9 +49,10 @@ A policy that catches BaseException (a bare `except:`) may outlive its limit;
 it is judged if it returns within a grace of max(1 s, limit). Otherwise a watchdog
 thread ends the process (`_Watchdog`): `coworld play` with one line and exit code 3
 (the replay, flushed before each Python decision, keeps the plies before it), a
-league's worker with `HUNG_EXIT`, so the league voids the episode and stops. The handler is installed at an episode's first
-Python decision and the previous one restored at its end (`_Alarm`); a
-decision costs two `setitimer` calls and a `getitimer` (about 1.5 us).
+league's worker with `HUNG_EXIT`, so the league voids the episode and stops. The
+handler is installed at an episode's first Python decision and the previous one
+restored at its end (`_Alarm`); a decision costs two `setitimer` calls, a `getitimer`
+and arming the watchdog (an attribute write; about 2 us in all).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ MAX_TIME_LIMIT = 86_400.0
 
 #: Compiled policy files, by digest: each seat of each episode executes one afresh.
 _CODE: dict[str, CodeType] = {}
-#: Directories of policy files already on `sys.path`.
+#: Policy files whose directory is on `sys.path` (once per directory).
 _IMPORTABLE: set[str] = set()
 
 
@@ -191,9 +192,9 @@ def _execute(source: str, filename: str) -> ModuleType:
 def _new_module(filename: str) -> ModuleType:
     """An empty module for the file, whose directory is made importable (at the end of
     `sys.path`: a sibling named like a standard module never shadows it)."""
-    folder = os.path.dirname(os.path.abspath(filename))
-    if folder not in _IMPORTABLE:
-        _IMPORTABLE.add(folder)
+    if filename not in _IMPORTABLE:
+        _IMPORTABLE.add(filename)
+        folder = os.path.dirname(os.path.abspath(filename))
         if folder not in sys.path:
             sys.path.append(folder)
     mod = ModuleType(Path(filename).stem)
@@ -515,9 +516,7 @@ def _read_answer(answer: Any, state: Any, seconds: float) -> Verdict:
         return Verdict(None, "unparseable", reason, seconds)
     if not extra:
         return Verdict(Reply(move=move), None, "", seconds)
-    dropped = [
-        f"{_text(str(k))[:40]}: not a field of an answer" for k in extra if k not in _KEYS
-    ]
+    dropped = [f"{_text(str(k))[:40]}: not a field of an answer" for k in extra if k not in _KEYS]
     texts = {}
     for key, limit in (("say", SAY_LIMIT), ("notes", NOTES_LIMIT)):
         value = extra.get(key)

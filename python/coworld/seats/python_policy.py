@@ -40,13 +40,13 @@ process with SIGALRM (Unix; `coworld play`, a league's worker processes, Ray
 tasks), a decision still running at the limit is interrupted by an exception
 (`signal.setitimer`; a private BaseException, so a policy's own `except
 Exception` does not swallow it) and abandoned. Elsewhere (another thread,
-Windows), and for code that does not return to the interpreter (a long call
-into C), the answer is judged when it comes back: a policy that never returns
+Windows), the answer is judged when it comes back: a policy that never returns
 there holds its episode. A decision over the limit, interrupted or not,
 benches the seat: its state may be half-updated, so the fallback plays its
 seat for the rest of the episode (each such decision recorded as `timeout`).
-A policy that catches BaseException (a bare `except:`) may outlive its limit;
-it is judged if it returns within a grace of max(1 s, limit). Otherwise a watchdog
+A policy that catches BaseException (a bare `except:`), or a long call into C
+(the interrupt waits for it to return), may outlive its limit; it is judged if
+it returns within a grace of max(1 s, limit). Otherwise a watchdog
 thread ends the process (`_Watchdog`): `coworld play` with one line and exit code 3
 (the replay, flushed before each Python decision, keeps the plies before it), a
 league's worker with `HUNG_EXIT`, so the league voids the episode and stops. The

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -233,7 +235,8 @@ def test_our_timer_firing_as_a_decision_returns_is_not_passed_on():
 
     assert python_policy.hold_alarm()
     try:
-        assert python_policy._ALARM.call(5.0, answer_as_the_timer_expires) == "d"
+        policy = python_policy.PythonPolicy("p", "", time_limit=5.0)
+        assert python_policy._ALARM.call(policy, answer_as_the_timer_expires) == "d"
         signal.raise_signal(signal.SIGALRM)  # the late signal: dropped
         assert heard == []
         signal.raise_signal(signal.SIGALRM)  # anyone else's still reaches its handler
@@ -483,3 +486,223 @@ def test_a_policy_printing_shows_in_play_not_over_a_league(tmp_path, monkeypatch
     assert "thinking hard" in capfd.readouterr().out
     report = league(tmp_path, "chat", ["random", chatty]).run()
     assert report.episodes == 4 and "thinking hard" not in capfd.readouterr().out
+
+
+# ---- 7. isolation, Ctrl-C, hangs, siblings, records -------------------------------
+
+LEAK = (
+    "SEEN = {}\n"
+    "def act(view, legal_moves):\n"
+    "    me = view['you']\n"
+    "    SEEN.update({p: [c['card'] for c in h] for p, h in enumerate(view['hands']) if p != me})\n"
+    "    return {'move': legal_moves[0], 'say': f'my cards: {SEEN.get(me)}'}\n"
+)
+
+
+def test_seats_of_one_file_share_no_globals(tmp_path):
+    """Hidden means hidden: four seats of one file, each in a module of its own, so
+    none reads its own hand from what the others saw (the same file in a shared
+    module leaked every seat's hand to the next)."""
+    leak = bot(tmp_path, "leak", LEAK)
+    out = tmp_path / "hanabi.jsonl"
+    play("hanabi", [leak] * 4, seed=4, out=out)
+    says = [e["say"] for s in range(4) for e in mine(out, s)]
+    assert len(says) > 4 and set(says) == {"my cards: None"}
+
+
+def test_each_episode_starts_from_a_fresh_module(tmp_path):
+    """League results do not depend on the episodes a worker played before."""
+    body = (
+        "COUNT = 0\ndef act(view, legal_moves):\n    global COUNT\n    COUNT += 1\n"
+        "    return {'move': legal_moves[0], 'say': str(COUNT)}\n"
+    )
+    policy = load_policy(bot(tmp_path, "counter", body))  # as a league worker holds it
+    for name in ("a", "b"):
+        play("connect-four", [policy, "random"], seed=2, out=tmp_path / f"{name}.jsonl")
+        assert mine(tmp_path / f"{name}.jsonl")[0]["say"] == "1"
+
+
+def run_cli(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    """`coworld ARGS` in a process group of its own (`finish` ends what is left of it)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "coworld.cli", *args],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def finish(process: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
+    """Its output; a process (or a worker of it) still running at `timeout` is killed
+    and the test fails."""
+    try:
+        return process.communicate(timeout=timeout)
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.mark.parametrize(
+    ("game", "body"),
+    [
+        ("hex", "import time\nTIME_LIMIT = 60\ndef act(view, legal):\n    time.sleep(4)\n"),
+        (
+            "connect-four",
+            "import random, time\nR = random.Random(1)\n"
+            "def act(view, legal):\n    time.sleep(0.5)\n    return R.choice(legal)\n",
+        ),
+    ],
+    ids=["hex-4s", "connect-four-0.5s"],
+)
+def test_one_ctrl_c_stops_play_with_a_python_seat(tmp_path, game, body):
+    bot(tmp_path, "sleeper", body)
+    process = run_cli(tmp_path, "play", game, "-s", "sleeper.py", "-s", "random", "--seed", "1")
+    time.sleep(1.5)
+    process.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    out, err = finish(process, 30)
+    assert time.monotonic() - started < 1.5, "Ctrl-C must stop play at once"
+    assert process.returncode == 130 and "interrupted" in out and "Traceback" not in err
+    assert "wins" not in out and "draw" not in out
+
+
+HANG = (
+    "TIME_LIMIT = 0.3\nN = 0\n"
+    "def act(view, legal_moves):\n"
+    "    global N\n    N += 1\n"
+    "    if N == 1:\n        return legal_moves[0]\n"
+    "    while True:\n        try:\n            while True:\n                pass\n"
+    "        except BaseException:\n            pass\n"
+)
+
+
+def test_play_ends_a_decision_that_swallows_its_interrupt(tmp_path):
+    bot(tmp_path, "hang", HANG)
+    process = run_cli(tmp_path, "play", "connect-four", "-s", "hang.py", "-s", "random")
+    started = time.monotonic()
+    out, err = finish(process, 30)
+    assert time.monotonic() - started < 10 and process.returncode == 3
+    line = " ".join(err.split())
+    assert "policy file hang.py did not return after being interrupted at its time limit" in line
+    assert "Traceback" not in err
+    replay = next((tmp_path / "runs" / "episodes").glob("*.jsonl"))
+    # the replay was flushed before the hanging decision: its first two plies are there
+    assert [e["ply"] for e in mine(replay)] + [e["ply"] for e in mine(replay, 1)] == [0, 1]
+
+
+def test_a_league_voids_a_decision_that_swallows_its_interrupt(tmp_path):
+    bot(tmp_path, "hang", HANG)
+    (tmp_path / "l.toml").write_text(
+        'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "hang.py"]\n'
+        'episodes = 1\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
+    )
+    process = run_cli(tmp_path, "league", "run", "l.toml")
+    out = " ".join(finish(process, 60)[0].split())
+    assert process.returncode == 3
+    assert "the league stopped: policy hang.py did not return after being interrupted" in out
+    assert "crash" not in out and "Traceback" not in out
+    voids = LeagueDB(tmp_path / "out" / "league.db").open_voids("l")
+    assert voids and {a[-1].cause for a in voids.values()} == {"worker-died"}
+
+
+def test_a_policy_imports_modules_beside_it_and_never_shadows_the_stdlib(tmp_path, monkeypatch):
+    from coworld.seats import python_policy
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(python_policy, "_IMPORTABLE", set(), raising=False)
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "pyiso_helper.py").write_text("def pick(legal):\n    return legal[-1]\n")
+    (pkg / "json.py").write_text("raise RuntimeError('a sibling shadowed json')\n")
+    body = (
+        "import json\nfrom pyiso_helper import pick\ndef act(view, legal):\n    return pick(legal)"
+    )
+    sib = bot(pkg, "sib_bot", body)
+    out = tmp_path / "c4.jsonl"
+    results = play("connect-four", [sib, "random"], seed=2, out=out)
+    assert results["decisions"][0] == {"policy": len(mine(out))}
+    assert sys.path.count(str(pkg)) == 1 and sys.path[-1] == str(pkg)
+    report = league(tmp_path, "sib", ["random", sib], episodes=1).run()
+    rel = reliability(LeagueDB(report.database).runner_rows("sib"))["sib_bot"]
+    assert rel["decisions"] > 0 and rel["fallbacks"] == 0
+
+
+def test_a_league_discards_a_policys_stderr_not_its_workers_errors(tmp_path, capfd):
+    body = (
+        "import logging, sys\n"
+        "def act(view, legal):\n"
+        "    print('to stderr', file=sys.stderr)\n"
+        "    logging.warning('logged')\n"
+        "    return legal[0]\n"
+    )
+    noisy = bot(tmp_path, "noisy", body)
+    report = league(tmp_path, "noisy", ["random", noisy]).run()
+    assert report.episodes == 4
+    err = capfd.readouterr().err
+    assert "to stderr" not in err and "logged" not in err
+    # an error of the worker itself still reaches the driver, as an exception
+    broken = EpisodeJob(
+        "x", 0, "no-such-game", (load_policy(noisy), load_policy("random")), 1, Clock()
+    )
+    backend = LocalBackend()
+    try:
+        with pytest.raises(ConfigError, match="no-such-game"):
+            list(backend.map_episodes([broken], 1, Shared()))
+    finally:
+        backend.close()
+
+
+def test_play_shows_a_policys_stderr(tmp_path, monkeypatch, capfd):
+    from coworld import cli
+
+    monkeypatch.chdir(tmp_path)
+    body = (
+        "import sys\ndef act(view, legal):\n    print('hmm', file=sys.stderr)\n    return legal[0]"
+    )
+    noisy = bot(tmp_path, "noisy", body)
+    assert cli.main(["play", "connect-four", "-s", noisy, "-s", "random", "--seed", "2"]) == 0
+    assert "hmm" in capfd.readouterr().err
+
+
+def test_the_record_names_what_was_cut_ignored_or_dropped(tmp_path):
+    body = (
+        "def act(view, legal):\n"
+        "    return {'move': legal[0], 'say': 's' * 200, 'notes': 'n' * 500, 'extra': 1}\n"
+    )
+    out = tmp_path / "hex.jsonl"
+    play("hex", [bot(tmp_path, "long", body), "random"], seed=1, out=out)
+    first = mine(out)[0]
+    assert first["origin"] == "policy" and len(first["say"]) == 140 and len(first["notes"]) == 400
+    assert first["attempts"][0]["dropped"] == [
+        "extra: not a field of an answer",
+        "say: cut to 140 characters",
+        "notes: cut to 400 characters",
+    ]
+    out = tmp_path / "c4.jsonl"
+    play(
+        "connect-four",
+        [bot(tmp_path, "mute", "def act(v, l):\n    return {'say': 'hi'}\n"), "random"],
+        seed=1,
+        out=out,
+    )
+    assert mine(out)[0]["attempts"][0]["reason"] == "the answer has no `move`"
+
+
+def test_a_fog_guess_is_recorded_as_the_game_counts_it(tmp_path):
+    guess = "['A1', 'z9', 'a1', ' b2 ']"
+    body = f"def act(view, legal):\n    return {{'move': legal[0], 'guess': {guess}}}\n"
+    out = tmp_path / "dark.jsonl"
+    play("dark-hex-5", [bot(tmp_path, "guesser", body), "random"], seed=1, out=out)
+    first = mine(out)[0]
+    assert first["guess"] == ["a1", "b2"]
+    assert first["attempts"][0]["dropped"] == [
+        "guess: 'z9' not a cell of the board",
+        "guess: 'a1' named twice",
+    ]
+    # what the record says is what the core counted
+    last = [e for e in map(json.loads, out.read_text().splitlines()) if e["type"] == "ply"][-1]
+    assert last["view"]["guessesMade"][0] == sum(len(e["guess"]) for e in mine(out))

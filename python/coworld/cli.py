@@ -417,6 +417,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     from .episode import Clock, Episode, seat_label
+    from .episode import run as run_episode
     from .seats.claude import has_credentials
     from .seats.policy import BaselinePolicy, ClaudePolicy, load_policy
 
@@ -478,7 +479,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
     variant = episode.state.config.get("variant")  # fog: its port, or "original variant (...)"
     label = f" · {variant} ·" if variant else ""
     console.print(f"[bold]{episode.state.resolved_game}[/]{label} seed {episode.seed}: {names}")
-    import asyncio
 
     viewer = None
     if args.live:
@@ -503,7 +503,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         waiting = console.status(thinking(episode.state.active_seat))
         waiting.start()
     try:
-        results = asyncio.run(episode.run())
+        results = run_episode(episode)
     finally:
         if waiting is not None:
             waiting.stop()

@@ -17,6 +17,8 @@ same shape without sensing (the core does steps 6-12 inside `apply`):
 from __future__ import annotations
 
 import asyncio
+import signal
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -552,7 +554,29 @@ def play(
     spec: str | Mapping[str, Any], policies: Sequence[str | Policy], **kwargs: Any
 ) -> dict[str, Any]:
     """Run one episode synchronously (see `Episode`); returns its results."""
-    return asyncio.run(Episode(spec, policies, **kwargs).run())
+    return run(Episode(spec, policies, **kwargs))
 
 
-__all__ = ["Clock", "Decision", "Episode", "play", "seat_label"]
+def run(episode: Episode) -> dict[str, Any]:
+    """Run `episode` on an event loop of its own. With a Python seat, on the main thread,
+    Ctrl-C raises KeyboardInterrupt wherever it lands (in a policy's `act`, between
+    plies): asyncio's own handler only cancels the task, which an episode that never
+    awaits (Python and scripted seats) would notice at its end."""
+    if not (
+        any(isinstance(p, PythonPolicy) for p in episode.policies)
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ):
+        return asyncio.run(episode.run())
+    previous = signal.signal(signal.SIGINT, _interrupt)
+    try:
+        return asyncio.run(episode.run())
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+__all__ = ["Clock", "Decision", "Episode", "play", "run", "seat_label"]

@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..errors import ConfigError
 from ..seats.claude import ClaudeClient
-from ..seats.python_policy import PythonPolicy
+from ..seats.python_policy import HUNG_EXIT, PythonPolicy, end_hung_decisions_with
 from . import work
 from .storage import Chunk, EpisodeRow, VoidEpisode, now
 from .work import ChunkJob, EpisodeJob, Shared
@@ -214,7 +214,9 @@ def play_alone(job: EpisodeJob) -> Played:
         seed=job.seed,
         seats=job.seats,
         cause=WORKER_DIED,
-        detail=worker_died(job, exit_status(process.exitcode), "also when played alone"),
+        detail=worker_died(
+            job, exit_status(process.exitcode), "also when played alone", process.exitcode
+        ),
         started=started,
         finished=now(),
     )
@@ -224,12 +226,19 @@ def play_alone(job: EpisodeJob) -> Played:
 WORKER_DIED = "worker-died"
 
 
-def worker_died(job: EpisodeJob, how: str, again: str) -> str:
+def worker_died(job: EpisodeJob, how: str, again: str, exitcode: int | None = 0) -> str:
     """Which policy ended its worker process, and how, in one line."""
     files = [p.path or p.name for p in job.policies if isinstance(p, PythonPolicy)]
-    who = {0: "the worker process", 1: f"policy {files[0]} ended its worker process"}.get(
-        len(files), f"one of the policies {', '.join(files)} ended its worker process"
+    who = {0: "the worker process", 1: f"policy {files[0]}"}.get(
+        len(files), f"one of the policies {', '.join(files)}"
     )
+    if exitcode == HUNG_EXIT and files:  # the watchdog ended it (python_policy._Watchdog)
+        return (
+            f"{who} did not return after being interrupted at its time limit (its worker "
+            f"process was ended) in {job.pairing} episode {job.idx}, {again}"
+        )
+    if files:
+        who += " ended its worker process"
     return f"{who} ({how}) in {job.pairing} episode {job.idx}, {again}"
 
 
@@ -244,10 +253,14 @@ def exit_status(exitcode: int | None) -> str:
 
 
 def quiet_worker() -> None:
-    """A worker process's standard output goes nowhere: a policy's `print` would
-    write over the league's progress bar, once per decision (Ray's workers are
-    not shown either; `coworld play` shows it). Errors still reach stderr."""
-    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (open for the process's life)
+    """A worker process's standard output and error go nowhere (Python's `sys.stdout`
+    and `sys.stderr`): a policy's `print` or `logging` would write over the league's
+    progress bar, once per decision (Ray's workers are not shown either; `coworld
+    play` shows both). The worker's own errors travel back to the driver as
+    exceptions or void records. A decision that hangs past its interrupt ends the
+    process with `HUNG_EXIT`, which the stop line names."""
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the process's life)
+    end_hung_decisions_with(HUNG_EXIT)
 
 
 def _play_and_send(job: EpisodeJob, send: Connection) -> None:

@@ -9,6 +9,24 @@ game's notation (anything `apply` reads), or a dict with `move` and optional
 policy's name; default the file's stem) and `TIME_LIMIT` (seconds per decision,
 default 5).
 
+Each seat of each episode executes the file in a fresh module (the code compiled once
+per process), so its globals belong to that seat of that episode: seats of one file
+share no hidden information, and an episode's play does not depend on the ones a
+process played before. What is costly to build (a network's weights) belongs in a
+module the file imports, as imports are cached per process in `sys.modules`:
+
+    # weights.py, beside my_bot.py          # my_bot.py
+    import numpy as np                      from weights import W
+    W = np.load("my_weights.npy")           def act(view, legal_moves): ...
+
+The file's directory is appended to `sys.path` when the file loads (driver and worker
+processes, once per directory), last: a sibling named like a standard module
+(`random.py`, `json.py`) is not importable, and never shadows it for coworld.
+
+A Python policy is trusted code running in the runner's process. Isolation holds for
+honest bots (globals, the view); a bot that walks interpreter frames (`sys._getframe`)
+or the garbage collector can reach the state. Process isolation is not offered.
+
 An exception (any: `sys.exit` too, only Ctrl-C's KeyboardInterrupt goes
 through), a move that does not read or is illegal, or an answer slower than
 `TIME_LIMIT` is recorded with its cause (`error`, `unparseable`, `illegal`,
@@ -22,29 +40,35 @@ process with SIGALRM (Unix; `coworld play`, a league's worker processes, Ray
 tasks), a decision still running at the limit is interrupted by an exception
 (`signal.setitimer`; a private BaseException, so a policy's own `except
 Exception` does not swallow it) and abandoned. Elsewhere (another thread,
-Windows), and for code that does not return to the interpreter (a long call
-into C), the answer is judged when it comes back: a policy that never returns
+Windows), the answer is judged when it comes back: a policy that never returns
 there holds its episode. A decision over the limit, interrupted or not,
 benches the seat: its state may be half-updated, so the fallback plays its
 seat for the rest of the episode (each such decision recorded as `timeout`).
-A policy that catches BaseException (a bare `except:`) may outlive its limit;
-it is judged when it returns. The handler is installed at an episode's first
-Python decision and the previous one restored at its end (`_Alarm`); a
-decision costs two `setitimer` calls and a `getitimer` (about 1.5 us).
+A policy that catches BaseException (a bare `except:`), or a long call into C
+(the interrupt waits for it to return), may outlive its limit; it is judged if
+it returns within a grace of max(1 s, limit). Otherwise a watchdog
+thread ends the process (`_Watchdog`): `coworld play` with one line and exit code 3
+(the replay, flushed before each Python decision, keeps the plies before it), a
+league's worker with `HUNG_EXIT`, so the league voids the episode and stops. The
+handler is installed at an episode's first Python decision and the previous one
+restored at its end (`_Alarm`); a decision costs two `setitimer` calls, a `getitimer`
+and arming the watchdog (an attribute write; about 2 us in all).
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 import re
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 from ..errors import ConfigError, CoworldError, IllegalMove
@@ -54,8 +78,10 @@ DEFAULT_TIME_LIMIT = 5.0
 #: The longest TIME_LIMIT a policy may set, seconds (the timer's range is finite).
 MAX_TIME_LIMIT = 86_400.0
 
-#: Modules already executed in this process, by digest (a league runs many episodes).
-_MODULES: dict[str, ModuleType] = {}
+#: Compiled policy files, by digest: each seat of each episode executes one afresh.
+_CODE: dict[str, CodeType] = {}
+#: Policy files whose directory is on `sys.path` (once per directory).
+_IMPORTABLE: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -74,30 +100,38 @@ class PythonPolicy:
         return "sha256:" + hashlib.sha256(self.source.encode()).hexdigest()[:16]
 
     def module(self) -> ModuleType:
-        """The policy's module, executed once per process from the hashed source."""
-        mod = _MODULES.get(self.digest)
-        if mod is None:
-            mod = _execute(self.source, self.path or self.name)
-            _MODULES[self.digest] = mod
+        """A fresh module executed from the hashed source (compiled once per process):
+        its globals belong to one seat of one episode."""
+        code = _CODE.get(self.digest)
+        if code is None:
+            code = _CODE[self.digest] = compile(self.source, self.path or self.name, "exec")
+        mod = _new_module(self.path or self.name)
+        exec(code, mod.__dict__)
         return mod
 
     def new_seat(self) -> PythonSeat:
-        """A fresh player for one seat of one episode (a new `Bot` if the file has one,
-        made under the time limit: a `Bot()` that raises or overruns leaves a seat
-        whose every decision is that failure)."""
-        mod = self.module()
-        bot = getattr(mod, "Bot", None)
-        if bot is None:
-            return PythonSeat(self, mod.act)
+        """A fresh player for one seat of one episode: the file executed in a module of
+        its own, and a new `Bot` if it has one, under the time limit. Loading or a
+        `Bot()` that raises or overruns leaves a seat whose every decision is that
+        failure."""
         started = time.perf_counter()
+        step = ["loading the file"]
         try:
-            return PythonSeat(self, _within(self.time_limit, bot).act)
+            return PythonSeat(self, _within(self, self._player, step))
         except _LimitReached:
-            return PythonSeat(self, None, _over_limit("Bot()", self.time_limit, started))
+            return PythonSeat(self, None, _over_limit(step[-1], self.time_limit, started))
         except KeyboardInterrupt:
             raise
         except BaseException as err:  # the policy's own failure, recorded, never raised
-            return PythonSeat(self, None, ("error", "Bot() raised " + _describe(err)))
+            return PythonSeat(self, None, ("error", f"{step[-1]} raised " + _describe(err)))
+
+    def _player(self, step: list[str]) -> Callable[[dict[str, Any], list[str]], Any]:
+        mod = self.module()
+        bot = getattr(mod, "Bot", None)
+        if bot is None:
+            return mod.act  # type: ignore[no-any-return]
+        step.append("Bot()")
+        return bot().act  # type: ignore[no-any-return]
 
 
 def load_python_policy(path: Path) -> PythonPolicy:
@@ -136,22 +170,35 @@ def load_python_policy(path: Path) -> PythonPolicy:
             f"{MAX_TIME_LIMIT:g} (a day)",
             "TIME_LIMIT",
         )
-    policy = PythonPolicy(name, source, str(path), float(limit))
-    _MODULES[policy.digest] = mod
-    return policy
+    return PythonPolicy(name, source, str(path), float(limit))
 
 
 def _execute(source: str, filename: str) -> ModuleType:
-    mod = ModuleType(Path(filename).stem)
-    mod.__file__ = filename
+    """The file executed once to check it (its code cached for the seats to come)."""
+    mod = _new_module(filename)
     try:
-        exec(compile(source, filename, "exec"), mod.__dict__)
+        code = compile(source, filename, "exec")
+        exec(code, mod.__dict__)
     except KeyboardInterrupt:
         raise
     except BaseException as err:  # sys.exit() at the top of the file too
         raise ConfigError(
             f"policy file {filename} fails to load: {type(err).__name__}: {err}", "policy"
         ) from err
+    _CODE["sha256:" + hashlib.sha256(source.encode()).hexdigest()[:16]] = code
+    return mod
+
+
+def _new_module(filename: str) -> ModuleType:
+    """An empty module for the file, whose directory is made importable (at the end of
+    `sys.path`: a sibling named like a standard module never shadows it)."""
+    if filename not in _IMPORTABLE:
+        _IMPORTABLE.add(filename)
+        folder = os.path.dirname(os.path.abspath(filename))
+        if folder not in sys.path:
+            sys.path.append(folder)
+    mod = ModuleType(Path(filename).stem)
+    mod.__file__ = filename
     return mod
 
 
@@ -232,10 +279,13 @@ class _Alarm:
             and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
         )
 
-    def call(self, seconds: float, call: Callable[..., Any], *args: Any) -> Any:
-        """`call(*args)`, interrupted by `_LimitReached` after `seconds`. The timer is
-        always cancelled; a signal landing while this unwinds raises at most once
+    def call(self, policy: PythonPolicy, call: Callable[..., Any], *args: Any) -> Any:
+        """`call(*args)`, interrupted by `_LimitReached` at the policy's limit, and the
+        process ended by the watchdog if it has not returned a grace later. The timer
+        is always cancelled; a signal landing while this unwinds raises at most once
         (the handler disarms itself), and only `_LimitReached`."""
+        seconds = policy.time_limit
+        _WATCHDOG.arm(policy, seconds)
         self.armed = True
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
@@ -245,6 +295,7 @@ class _Alarm:
             if self.armed and remaining == 0.0:  # it fired; its handler has not run yet
                 self.late = True
             self.armed = False
+            _WATCHDOG.armed = None
 
 
 _ALARM = _Alarm()
@@ -260,17 +311,86 @@ def release_alarm() -> None:
     _ALARM.release()
 
 
-def _within(seconds: float, call: Callable[..., Any], *args: Any) -> Any:
-    """`call(*args)`, interrupted by `_LimitReached` after `seconds` where the process
-    allows it (see `_Alarm.ready`); elsewhere a plain call, judged by the caller."""
+def _within(policy: PythonPolicy, call: Callable[..., Any], *args: Any) -> Any:
+    """`call(*args)`, interrupted by `_LimitReached` at the policy's limit where the
+    process allows it (see `_Alarm.ready`); elsewhere a plain call, judged by the caller."""
     if _ALARM.ready():
-        return _ALARM.call(seconds, call, *args)
+        return _ALARM.call(policy, call, *args)
     if not _ALARM.hold():
         return call(*args)
     try:  # outside an episode that holds the handler: hold it for this call
-        return _ALARM.call(seconds, call, *args) if _ALARM.ready() else call(*args)
+        return _ALARM.call(policy, call, *args) if _ALARM.ready() else call(*args)
     finally:
         _ALARM.release()
+
+
+#: How a process ends when a decision outlives its interrupt (`_Watchdog`): 3, as a
+#: command that stops on an error; a league's worker processes set `HUNG_EXIT`.
+_HANG_EXIT = [3]
+#: The exit code of a league worker whose policy did not return after its interrupt.
+HUNG_EXIT = 86
+
+
+def end_hung_decisions_with(code: int) -> None:
+    """The exit code of this process when a decision hangs past its interrupt."""
+    _HANG_EXIT[0] = code
+
+
+class _Watchdog:
+    """The backstop for a policy that catches the interrupt at its limit and goes on
+    (`except BaseException`, a bare `except:`) or is stuck in C: one daemon thread per
+    process, armed per interruptible decision (an attribute write), ends the process
+    if the decision still runs at its limit plus a grace of max(1 s, limit). Nothing
+    short of that stops code that will not return; a league voids the episode."""
+
+    def __init__(self) -> None:
+        #: (deadline, policy) of the decision running now, or None; a new tuple per
+        #: decision, so the thread knows the one it waited for by identity.
+        self.armed: tuple[float, PythonPolicy] | None = None
+        self.until = float("inf")  # the deadline the thread sleeps towards
+        self.wake = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def arm(self, policy: PythonPolicy, limit: float) -> None:
+        deadline = time.monotonic() + limit + max(1.0, limit)
+        self.armed = (deadline, policy)
+        if self.thread is None:
+            self.thread = threading.Thread(target=self.watch, name="coworld-watchdog", daemon=True)
+            self.thread.start()
+        elif deadline < self.until:  # sleeping towards a later deadline (or none)
+            self.wake.set()
+
+    def watch(self) -> None:
+        while True:
+            self.until = float("inf")  # before reading: an arm meanwhile wakes us
+            armed = self.armed
+            if armed is not None:
+                self.until = armed[0]
+            left = self.until - time.monotonic()
+            if armed is None or left > 0:
+                self.wake.wait(None if armed is None else left)
+                self.wake.clear()
+                continue
+            if self.armed is armed:
+                _end_hung(armed[1])
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _end_hung(policy: PythonPolicy) -> None:
+    """End the process: a decision did not return after its interrupt. The replay
+    holds what was written before the decision (files are flushed before each)."""
+    limit = policy.time_limit
+    try:
+        sys.stderr.write(
+            f"coworld: policy file {policy.path or policy.name} did not return after being "
+            f"interrupted at its time limit ({limit:g} s; waited {max(1.0, limit):g} s more): "
+            "stopped; the replay ends before that decision\n"
+        )
+        sys.stderr.flush()
+    finally:
+        os._exit(_HANG_EXIT[0])
 
 
 @dataclass
@@ -315,7 +435,7 @@ class PythonSeat:
         limit = self.policy.time_limit
         started = time.perf_counter()
         try:
-            answer = _within(limit, self.act, view, list(legal))
+            answer = _within(self.policy, self.act, view, list(legal))
         except _LimitReached:
             return self._bench(state, _over_limit("the decision", limit, started), started)
         except KeyboardInterrupt:  # Ctrl-C stops the run, as anywhere
@@ -372,10 +492,16 @@ def _read(answer: Any, state: Any, seconds: float) -> Verdict:
         return Verdict(None, "unparseable", "reading the answer raised " + _describe(err), seconds)
 
 
+#: The keys an answer dict may have.
+_KEYS = ("move", "say", "notes", "guess")
+
+
 def _read_answer(answer: Any, state: Any, seconds: float) -> Verdict:
     extra: Mapping[str, Any] = {}
     if type(answer) is not str and isinstance(answer, Mapping):  # str: the usual answer
         extra, answer = answer, answer.get("move")
+        if answer is None:
+            return Verdict(None, "unparseable", "the answer has no `move`", seconds)
     if not isinstance(answer, str):
         reason = f"the answer is {type(answer).__name__}, not a move string"
         return Verdict(None, "unparseable", reason, seconds)
@@ -390,27 +516,58 @@ def _read_answer(answer: Any, state: Any, seconds: float) -> Verdict:
         return Verdict(None, "unparseable", reason, seconds)
     if not extra:
         return Verdict(Reply(move=move), None, "", seconds)
-    dropped: list[str] = []
+    dropped = [f"{_text(str(k))[:40]}: not a field of an answer" for k in extra if k not in _KEYS]
     texts = {}
     for key, limit in (("say", SAY_LIMIT), ("notes", NOTES_LIMIT)):
         value = extra.get(key)
         if value is None or isinstance(value, str):
             texts[key] = _text(truncate(value, limit))
+            if value is not None and len(value) > limit:
+                dropped.append(f"{key}: cut to {limit} characters")
         else:
             dropped.append(f"{key}: {type(value).__name__}, not text")
             texts[key] = ""
-    guess: tuple[str, ...] = ()
-    value = extra.get("guess")
-    if value is not None:
-        if not _guesses(state):
-            dropped.append(f"guess: {state.resolved_game} has no guesses")
-        elif isinstance(value, list | tuple) and all(isinstance(g, str) for g in value):
-            size = int(state.view_for(state.active_seat)["size"])  # at most the board
-            guess = tuple(_text(g.strip())[:8] for g in value if g.strip())[: size * size]
-        else:
-            dropped.append("guess: not a list of cell names")
+    guess = _read_guess(extra.get("guess"), state, dropped)
     reply = Reply(move=move, say=texts["say"], notes=texts["notes"], guess=guess)
     return Verdict(reply, None, "", seconds, dropped)
+
+
+def _read_guess(value: Any, state: Any, dropped: list[str]) -> tuple[str, ...]:
+    """A fog guess as the core counts it (`fog._guess` bounds it as for a Claude seat):
+    cells named loosely (`A1`, ` b2`) in their canonical names, once each; what names
+    no cell of the board is dropped and named."""
+    if value is None:
+        return ()
+    if not _guesses(state):
+        dropped.append(f"guess: {state.resolved_game} has no guesses")
+        return ()
+    if not (isinstance(value, list | tuple) and all(isinstance(g, str) for g in value)):
+        dropped.append("guess: not a list of cell names")
+        return ()
+    from ..games.fog import _guess
+
+    size = int(state.view_for(state.active_seat)["size"])
+    cells: list[str] = []
+    for raw in _guess(list(value), size * size):
+        cell = _cell(raw, size)
+        if cell is None or cell in cells:
+            what = "not a cell of the board" if cell is None else "named twice"
+            dropped.append(f"guess: {_text(raw)!r} {what}")
+        else:
+            cells.append(cell)
+    return tuple(cells)
+
+
+def _cell(text: str, size: int) -> str | None:
+    """`text` as the core reads a cell (lower case, letters and digits only): its
+    canonical name on a `size` x `size` board, or None."""
+    squeezed = "".join(c for c in text.lower() if c.isascii() and c.isalnum())
+    file, rank = squeezed[:1], squeezed[1:]
+    if not ("a" <= file <= "z" and rank.isdigit() and not rank.startswith("0")):
+        return None
+    if ord(file) - ord("a") < size and 1 <= int(rank) <= size:
+        return f"{file}{rank}"
+    return None
 
 
 def _guesses(state: Any) -> bool:

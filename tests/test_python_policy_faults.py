@@ -706,3 +706,87 @@ def test_a_fog_guess_is_recorded_as_the_game_counts_it(tmp_path):
     # what the record says is what the core counted
     last = [e for e in map(json.loads, out.read_text().splitlines()) if e["type"] == "ply"][-1]
     assert last["view"]["guessesMade"][0] == sum(len(e["guess"]) for e in mine(out))
+
+
+# ---- Ctrl-C from a terminal reaches the whole process group -----------------
+
+PACED = (
+    "import time\nTIME_LIMIT = 30\n"
+    "def act(view, legal_moves):\n    time.sleep({pause})\n    return legal_moves[0]\n"
+)
+
+
+def group_processes(pgid: int) -> list[int]:
+    """Live processes of a process group (from /proc)."""
+    live = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                live.append(int(entry.name))
+    return live
+
+
+def league_in_its_own_group(tmp_path: Path, pause: float) -> subprocess.Popen:
+    bot(tmp_path, "paced", PACED.format(pause=pause))
+    (tmp_path / "l.toml").write_text(
+        'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "paced.py"]\n'
+        'episodes = 40\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "coworld.cli", "league", "run", "l.toml"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job
+    )
+
+
+def stored(tmp_path: Path) -> int:
+    path = tmp_path / "out" / "league.db"
+    return LeagueDB(path).count("l") if path.exists() else 0
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
+def test_a_terminal_ctrl_c_lets_worker_episodes_finish(tmp_path):
+    """SIGINT to the whole group (a terminal's Ctrl-C): the workers ignore it, the
+    driver stops dispatching, the episodes in flight finish and are stored, and
+    nothing is left running."""
+    proc = league_in_its_own_group(tmp_path, 0.01)
+    deadline = time.monotonic() + 60
+    while stored(tmp_path) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out
+    assert "Traceback" not in out
+    assert out.strip().splitlines()[-1].startswith("interrupted: stopped by Ctrl-C"), out
+    db = LeagueDB(tmp_path / "out" / "league.db")
+    assert 2 <= db.count("l") < 80 and not db.open_voids("l")  # in flight: finished
+    time.sleep(0.5)
+    assert group_processes(proc.pid) == []
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
+def test_a_second_terminal_ctrl_c_ends_the_workers_at_once(tmp_path):
+    """Decisions of 2 s each: the second Ctrl-C ends the worker processes, their
+    episodes are void `interrupted`, and the league exits within seconds."""
+    proc = league_in_its_own_group(tmp_path, 2.0)
+    time.sleep(4)  # the workers are mid-decision
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(0.3)
+    started = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert time.monotonic() - started < 10
+    assert proc.returncode == 130, out
+    assert "Traceback" not in out
+    voids = LeagueDB(tmp_path / "out" / "league.db").open_voids("l")
+    assert voids and {a[-1].cause for a in voids.values()} == {"interrupted"}
+    time.sleep(0.5)
+    assert group_processes(proc.pid) == []

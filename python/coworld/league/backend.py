@@ -69,6 +69,8 @@ class LocalBackend:
         self.shares = True
         self.records_calls = True
         self.interrupted = False
+        #: A second Ctrl-C: episodes in flight are cancelled (worker processes ended).
+        self.cancelled = False
 
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
         for job in jobs:
@@ -149,6 +151,17 @@ class LocalBackend:
             if job is None or pool is None:
                 raise
             self._drop_pool(pool)
+            if self.cancelled:  # ended by the second Ctrl-C, not by its policy
+                return VoidEpisode(
+                    job.pairing,
+                    job.idx,
+                    job.game,
+                    job.seed,
+                    job.seats,
+                    cause="interrupted",
+                    detail="stopped by Ctrl-C",
+                    finished=now(),
+                )
             return play_alone(job)
 
     def _drop_pool(self, pool: ProcessPoolExecutor) -> None:
@@ -157,9 +170,15 @@ class LocalBackend:
         pool.shutdown(wait=False, cancel_futures=True)
 
     def _cancel_all(self) -> None:
+        """The second Ctrl-C: cancel the event loop's episodes and end the worker
+        processes (which ignore Ctrl-C themselves: `quiet_worker`)."""
+        self.cancelled = True
         loop = self._loop
         if loop is not None:
             loop.call_soon_threadsafe(lambda: [t.cancel() for t in asyncio.all_tasks(loop)])
+        for pool in {pool for _, pool in self._in_pool.values()}:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
         """Run a coroutine on the backend's event loop (started on first use)."""
@@ -200,6 +219,9 @@ def play_alone(job: EpisodeJob) -> Played:
         answer = receive.recv()
     except EOFError:
         answer = None
+    except BaseException:  # Ctrl-C: the process ignores it (quiet_worker), so end it
+        process.terminate()
+        raise
     finally:
         receive.close()
         process.join()
@@ -261,6 +283,9 @@ def quiet_worker() -> None:
     process with `HUNG_EXIT`, which the stop line names."""
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the process's life)
     end_hung_decisions_with(HUNG_EXIT)
+    # A terminal's Ctrl-C reaches the whole process group: the driver decides
+    # (the first lets episodes in flight finish, the second ends this process).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _play_and_send(job: EpisodeJob, send: Connection) -> None:

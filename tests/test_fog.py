@@ -238,7 +238,16 @@ def test_parse_reply_reads_moves_and_truncates_text():
         [],
     )
     assert reply.move == "c4+d4"
-    assert len(reply.say) == 140 and len(reply.notes) == 400 and len(reply.guess) == 25
+    assert len(reply.say) == 140 and len(reply.notes) == 400 and reply.guess == ("c3",)
+    # Guesses are recorded as the core counts them: canonical names, once, on the board.
+    loose = fog.parse_reply(
+        '{"move": "d4", "sense": "c4", "guess": ["A1", " b2", "z9", "a1"]}', s, 1
+    )
+    assert loose.guess == ("a1", "b2")
+    counted = s.with_guess(list(loose.guess)).apply("c4+d4").view()["guessesMade"][1]
+    assert (
+        counted == s.with_guess(["A1", " b2", "z9", "a1"]).apply("c4+d4").view()["guessesMade"][1]
+    )
     assert fog.parse_reply('{"move": "b2+c3"}', s, 1, []).move == "b2+c3"
     with pytest.raises(ReplyRejected) as e:
         fog.parse_reply('{"move": "d4"}', s, 1, [])  # recon without a sense

@@ -314,6 +314,34 @@ def _guess(value: object, cells: int) -> tuple[str, ...]:
     return tuple(str(x).strip()[:8] for x in items if isinstance(x, str) and x.strip())[:cells]
 
 
+def canonical_guess(raw: Sequence[str], size: int) -> tuple[tuple[str, ...], list[str]]:
+    """Guessed cells (already bounded by `_guess`) as the core counts them: each in its
+    canonical name (`A1`, ` b2 ` read as the core reads a cell), once; and what was
+    left out, each with why (for a record)."""
+    cells: list[str] = []
+    dropped: list[str] = []
+    for text in raw:
+        cell = _cell(text, size)
+        if cell is None or cell in cells:
+            what = "not a cell of the board" if cell is None else "named twice"
+            dropped.append(f"guess: {text!r} {what}")
+        else:
+            cells.append(cell)
+    return tuple(cells), dropped
+
+
+def _cell(text: str, size: int) -> str | None:
+    """`text` as the core reads a cell (lower case, letters and digits only): its
+    canonical name on a `size` x `size` board, or None."""
+    squeezed = "".join(c for c in text.lower() if c.isascii() and c.isalnum())
+    file, rank = squeezed[:1], squeezed[1:]
+    if not ("a" <= file <= "z" and rank.isdigit() and not rank.startswith("0")):
+        return None
+    if ord(file) - ord("a") < size and 1 <= int(rank) <= size:
+        return f"{file}{rank}"
+    return None
+
+
 def parse_reply(text: str, state: State, seat: int, aliases: Sequence[str] = ()) -> Reply:
     """Read one reply: a JSON object (fenced or amid prose) with `move` (and `sense` in
     recon-hex-5), optional `say`, `notes` and `guess`. The move goes through the core's
@@ -344,7 +372,7 @@ def parse_reply(text: str, state: State, seat: int, aliases: Sequence[str] = ())
         move=canonical,
         say=truncate(obj.get("say"), SAY_LIMIT),
         notes=truncate(obj.get("notes"), NOTES_LIMIT),
-        guess=_guess(obj.get("guess"), size * size),
+        guess=canonical_guess(_guess(obj.get("guess"), size * size), size)[0],
     )
 
 

@@ -544,30 +544,12 @@ def _read_guess(value: Any, state: Any, dropped: list[str]) -> tuple[str, ...]:
     if not (isinstance(value, list | tuple) and all(isinstance(g, str) for g in value)):
         dropped.append("guess: not a list of cell names")
         return ()
-    from ..games.fog import _guess
+    from ..games.fog import _guess, canonical_guess
 
     size = int(state.view_for(state.active_seat)["size"])
-    cells: list[str] = []
-    for raw in _guess(list(value), size * size):
-        cell = _cell(raw, size)
-        if cell is None or cell in cells:
-            what = "not a cell of the board" if cell is None else "named twice"
-            dropped.append(f"guess: {_text(raw)!r} {what}")
-        else:
-            cells.append(cell)
-    return tuple(cells)
-
-
-def _cell(text: str, size: int) -> str | None:
-    """`text` as the core reads a cell (lower case, letters and digits only): its
-    canonical name on a `size` x `size` board, or None."""
-    squeezed = "".join(c for c in text.lower() if c.isascii() and c.isalnum())
-    file, rank = squeezed[:1], squeezed[1:]
-    if not ("a" <= file <= "z" and rank.isdigit() and not rank.startswith("0")):
-        return None
-    if ord(file) - ord("a") < size and 1 <= int(rank) <= size:
-        return f"{file}{rank}"
-    return None
+    cells, rejected = canonical_guess(_guess(list(value), size * size), size)
+    dropped.extend(rejected)
+    return cells
 
 
 def _guesses(state: Any) -> bool:

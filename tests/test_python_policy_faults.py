@@ -224,7 +224,7 @@ def test_our_timer_firing_as_a_decision_returns_is_not_passed_on():
     handler runs only after the decision is over. That signal is ours and is dropped;
     passed on to the default handler it would end the process. Modelled exactly:
     the timer is found expired when the decision ends, and the signal comes after."""
-    from coworld.seats import python_policy
+    from coworld.seats import time_limit
 
     heard: list[int] = []
     previous = signal.signal(signal.SIGALRM, lambda signum, frame: heard.append(signum))
@@ -233,16 +233,15 @@ def test_our_timer_firing_as_a_decision_returns_is_not_passed_on():
         signal.setitimer(signal.ITIMER_REAL, 0)  # expired, its signal not handled yet
         return "d"
 
-    assert python_policy.hold_alarm()
+    assert time_limit.hold_alarm()
     try:
-        policy = python_policy.PythonPolicy("p", "", time_limit=5.0)
-        assert python_policy._ALARM.call(policy, answer_as_the_timer_expires) == "d"
+        assert time_limit._ALARM.call(5.0, "p.py", answer_as_the_timer_expires) == "d"
         signal.raise_signal(signal.SIGALRM)  # the late signal: dropped
         assert heard == []
         signal.raise_signal(signal.SIGALRM)  # anyone else's still reaches its handler
         assert heard == [signal.SIGALRM]
     finally:
-        python_policy.release_alarm()
+        time_limit.release_alarm()
         signal.signal(signal.SIGALRM, previous)
 
 

@@ -34,8 +34,9 @@ from .sdk.canonical import canonical_json
 from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
 from .seats.infra import ModelTimeout
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
-from .seats.python_policy import PythonPolicy, PythonSeat, hold_alarm, release_alarm
+from .seats.python_policy import PythonPolicy, PythonSeat
 from .seats.reply import Reply
+from .seats.time_limit import hold_alarm, release_alarm
 
 TWO_SEAT_COLOURS = ("red", "blue")
 #: A scripted seat whose decisions took this long has the files written out before

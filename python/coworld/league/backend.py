@@ -18,7 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 from ..errors import ConfigError
 from ..seats.claude import ClaudeClient
-from ..seats.python_policy import HUNG_EXIT, PythonPolicy, end_hung_decisions_with
+from ..seats.python_policy import PythonPolicy
+from ..seats.time_limit import HUNG_EXIT, end_hung_decisions_with
 from . import work
 from .storage import Chunk, EpisodeRow, VoidEpisode, now
 from .work import ChunkJob, EpisodeJob, Shared
@@ -254,7 +255,7 @@ def worker_died(job: EpisodeJob, how: str, again: str, exitcode: int | None = 0)
     who = {0: "the worker process", 1: f"policy {files[0]}"}.get(
         len(files), f"one of the policies {', '.join(files)}"
     )
-    if exitcode == HUNG_EXIT and files:  # the watchdog ended it (python_policy._Watchdog)
+    if exitcode == HUNG_EXIT and files:  # the watchdog ended it (time_limit._Watchdog)
         return (
             f"{who} did not return after being interrupted at its time limit (its worker "
             f"process was ended) in {job.pairing} episode {job.idx}, {again}"

@@ -175,3 +175,28 @@ def test_cli_help_explains_itself():
     ).stdout
     for word in ("simulate", "games", "demo", "connect-four"):
         assert word in out
+
+
+def test_the_core_refuses_more_than_1024_threads():
+    from coworld import _core
+
+    with pytest.raises(coworld.ConfigError, match="at most 1024"):
+        _core.simulate("hex", ["random", "random"], 4, 1, 5000, None, 0)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "hex", "-s", "random", "-s", "random", "--seed", "9" * 20],
+        ["simulate", "hex", "-p", "random", "-p", "random", "--seed", "9" * 20],
+        ["simulate", "hex", "-p", "random", "-p", "random", "--threads", "-1"],
+        ["simulate", "hex", "-p", "random", "-p", "random", "--threads", "3000"],
+    ],
+)
+def test_out_of_range_integers_are_one_line_usage_errors(args, capsys):
+    from coworld.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "must be an integer in" in err and "Traceback" not in err

@@ -129,6 +129,30 @@ def test_bad_gate_input_exits_3_with_one_line(tmp_path, capsys, args, needle):
     assert "error:" in out and needle in out.replace("\n", " ")
 
 
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["random", "tactician", "--games", ","], None),  # no game: one line, exit 3
+        (["random", "tactician", "--games", "hex", "--threads", "-3"], "--threads"),
+        (["random", "tactician", "--games", "hex", "--seed", "9" * 20], "--seed"),
+        (["random", "--games", "hex"], "reference"),
+        (["random", "tactician", "--games", "hex", "--batch", "1.5"], "--batch"),
+    ],
+)
+def test_usage_errors_exit_3_not_a_verdict(tmp_path, capsys, args, needle):
+    """0, 1 and 2 are verdicts: a malformed command line is bad input (3), never
+    argparse's 2 ("inconclusive") nor a traceback's 1 ("worse")."""
+    if needle is None:
+        assert cli(["gate", *args, "--out", str(tmp_path / "g")]) == 3
+        assert "name at least one two-seat game" in capsys.readouterr().out
+        return
+    with pytest.raises(SystemExit) as exit_:
+        cli(["gate", *args, "--out", str(tmp_path / "g")])
+    assert exit_.value.code == 3
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
 def test_a_build_gate_against_a_recorded_league(tmp_path, capsys):
     """The same policy on two builds: the reference build's league database holds the
     policy against an anchor; this build plays the candidate on the same seeds."""

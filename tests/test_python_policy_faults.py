@@ -789,3 +789,22 @@ def test_a_second_terminal_ctrl_c_ends_the_workers_at_once(tmp_path):
     assert voids and {a[-1].cause for a in voids.values()} == {"interrupted"}
     time.sleep(0.5)
     assert group_processes(proc.pid) == []
+
+
+def test_a_baseline_name_is_refused_before_the_league_starts(tmp_path):
+    bot(
+        tmp_path, "nmq", 'NAME = "random"\ndef act(view, legal_moves):\n    return legal_moves[0]\n'
+    )
+    (tmp_path / "l.toml").write_text(
+        'name = "l"\ngames = ["hex"]\npolicies = ["nmq.py", "tactician"]\n'
+        'episodes = 1\nout = "out"\n'
+    )
+    with pytest.raises(ConfigError, match="named 'random', a baseline of hex") as err:
+        load_league(tmp_path / "l.toml")
+    assert err.value.field == "NAME" and not (tmp_path / "out").exists()
+
+
+def test_a_directory_named_like_a_policy_file_says_so(tmp_path):
+    (tmp_path / "dirbot.py").mkdir()
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_policy(str(tmp_path / "dirbot.py"))

@@ -722,3 +722,13 @@ def test_a_three_seat_hanabi_episode_is_rebuilt_by_coworld_play_from_episode_see
         assert lines[-1]["type"] == "results"
         assert lines[-1]["results"]["score"] == score
         assert cli(["recheck", str(out)]) == 0
+
+
+@pytest.mark.parametrize("threads", [0, -1, 5000, 2**40])
+def test_thread_counts_outside_1_to_1024_are_refused(threads):
+    """Each pool is kept for reuse: thousands of threads took seconds to start."""
+    with pytest.raises(coworld.ConfigError, match="threads") as err:
+        coworld.VecEnv("hex", 2, seed=1, threads=threads)
+    assert err.value.field == "threads"
+    with pytest.raises(coworld.ConfigError, match="threads"):
+        coworld.simulate("hex", ["random", "random"], 4, seed=1, threads=threads)

@@ -5,17 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, _core, simulate
-from .errors import ConfigError, CoworldError
+from .errors import I64, MAX_THREADS, ConfigError, CoworldError
 from .games import catalog
 
 if TYPE_CHECKING:
@@ -351,6 +351,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 
     try:
         games = tuple(g.strip() for g in args.games.split(",") if g.strip())
+        if not games:
+            raise CoworldError("--games: name at least one two-seat game, e.g. --games hex")
         for g in games:
             if g not in GAMES:
                 raise CoworldError(f"--games: unknown game {g!r}; known games: {', '.join(GAMES)}")
@@ -569,6 +571,39 @@ def _cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def _int_in(lo: int, hi: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in lo..hi, or a one-line usage error (never an
+    OverflowError traceback from deep inside the core)."""
+    span = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < lo or (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(f"must be an integer {span}, not {value}")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its message
+    return parse
+
+
+_SEED = _int_in(*I64)
+_THREADS = _int_in(1, MAX_THREADS)
+
+
+def _exit_3_on_usage_errors(parser: argparse.ArgumentParser) -> None:
+    """`coworld gate` answers 0, 1 and 2 as verdicts: its usage errors exit 3 (bad
+    input), not argparse's 2, which a CI script would read as "inconclusive"."""
+
+    def error(message: str) -> NoReturn:
+        parser.print_usage(sys.stderr)
+        parser.exit(3, f"{parser.prog}: error: {message}\n")
+
+    parser.error = error  # type: ignore[method-assign]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="coworld",
@@ -593,7 +628,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_games)
 
     p = sub.add_parser("demo", help="run the built-in default league (every baseline, every game)")
-    p.add_argument("--episodes", type=int, default=None, help="episodes per pairing (default 400)")
+    p.add_argument(
+        "--episodes", type=_int_in(1), default=None, help="episodes per pairing (default 400)"
+    )
     p.add_argument(
         "--fresh", action="store_true", help="discard earlier results of the demo league"
     )
@@ -664,17 +701,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--elo1", type=float, default=0.0, help="H1: candidate - reference Elo (0)")
     p.add_argument("--alpha", type=float, default=0.05, help="P(pass | H0) (0.05)")
     p.add_argument("--beta", type=float, default=0.05, help="P(fail | H1) (0.05)")
-    p.add_argument("--batch", type=int, default=16, help="seed pairs per game per batch (16)")
     p.add_argument(
-        "--max-episodes", type=int, default=4000, help="cap on episodes over all games (4000)"
+        "--batch", type=_int_in(1), default=16, help="seed pairs per game per batch (16)"
     )
-    p.add_argument("--seed", type=int, default=1, help="base seed (1)")
+    p.add_argument(
+        "--max-episodes",
+        type=_int_in(1),
+        default=4000,
+        help="cap on episodes over all games (4000)",
+    )
+    p.add_argument("--seed", type=_SEED, default=1, help="base seed (1)")
     p.add_argument("--out", default="runs/gate", help="output directory (runs/gate)")
-    p.add_argument("--concurrency", type=int, default=4, help="Claude episodes in flight (4)")
-    p.add_argument("--threads", type=int, default=None, help="batch-simulator threads")
+    p.add_argument(
+        "--concurrency", type=_int_in(1, 1024), default=4, help="Claude episodes in flight (4)"
+    )
+    p.add_argument("--threads", type=_THREADS, default=None, help="batch-simulator threads")
     p.add_argument("--timeout", type=float, default=60.0, help="llmTimeoutSeconds (60)")
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
     p.set_defaults(run=_cmd_gate)
+    _exit_3_on_usage_errors(p)
 
     p = sub.add_parser(
         "play",
@@ -693,7 +738,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a baseline name or a policy file (.toml/.md, or .py) per seat, in seat order; "
         "hanabi is played at as many seats as -s are given (2 to 5)",
     )
-    p.add_argument("--seed", type=int, default=0, help="episode seed; 0 draws one (default)")
+    p.add_argument("--seed", type=_SEED, default=0, help="episode seed; 0 draws one (default)")
     p.add_argument("--out", help="replay path (default runs/episodes/GAME-SEED.jsonl)")
     p.add_argument("--budget", type=float, default=900.0, help="playBudgetSeconds (default 900)")
     p.add_argument("--timeout", type=float, default=60.0, help="llmTimeoutSeconds (default 60)")
@@ -711,7 +756,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--live", action="store_true", help="stream the episode to the browser viewer as it happens"
     )
-    p.add_argument("--port", type=int, default=8765, help="viewer port with --live (default 8765)")
+    p.add_argument(
+        "--port",
+        type=_int_in(1, 65535),
+        default=8765,
+        help="viewer port with --live (default 8765)",
+    )
     p.set_defaults(run=_cmd_play)
 
     p = sub.add_parser("recheck", help="re-simulate a replay from its seed and verify every event")
@@ -721,7 +771,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("view", help="watch replays and league results in the browser")
     p.add_argument("path", help="a replay (.jsonl), a league directory, or a league.db")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1 only)")
-    p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    p.add_argument("--port", type=_int_in(1, 65535), default=8765, help="port (default 8765)")
     p.set_defaults(run=_cmd_view)
 
     p = sub.add_parser("simulate", help="run scripted episodes in the Rust batch simulator")
@@ -734,10 +784,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a baseline per seat, in seat order (repeat the flag)",
     )
     p.add_argument(
-        "-n", "--episodes", type=int, default=1000, help="episodes to play (default 1000)"
+        "-n", "--episodes", type=_int_in(0), default=1000, help="episodes to play (default 1000)"
     )
-    p.add_argument("--seed", type=int, default=0, help="base seed; 0 draws one (default)")
-    p.add_argument("--threads", type=int, default=None, help="worker threads (default: every core)")
+    p.add_argument("--seed", type=_SEED, default=0, help="base seed; 0 draws one (default)")
+    p.add_argument(
+        "--threads", type=_THREADS, default=None, help="worker threads (default: every core)"
+    )
     p.set_defaults(run=_cmd_simulate)
     return parser
 

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+#: The engine's seed range (a signed 64-bit integer).
+I64 = (-(2**63), 2**63 - 1)
+#: The most worker threads a batch may ask for (the core's limit, a league file's too).
+MAX_THREADS = 1024
 
 
 class CoworldError(Exception):
@@ -46,3 +55,22 @@ class ReplyRejected(CoworldError, ValueError):
         super().__init__(reason)
         self.reason = reason
         self.cause = cause
+
+
+def config_field_error(field: str, reason: str) -> ConfigError:
+    """A ConfigError in the core's own format: ``config field `n`: ...``."""
+    return ConfigError(f"config field `{field}`: {reason}", field)
+
+
+def integer_arg(field: str, value: Any, lo: int, hi: int | None = None) -> int:
+    """`value` as an int in lo..hi (a bool or a float is refused, not rounded)."""
+    try:
+        if isinstance(value, bool | np.bool_):
+            raise TypeError
+        v = operator.index(value)
+    except TypeError:
+        raise config_field_error(field, f"must be an integer, not {value!r}") from None
+    if v < lo or (hi is not None and v > hi):
+        span = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
+        raise config_field_error(field, f"must be an integer {span}, not {v}")
+    return v

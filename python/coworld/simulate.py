@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from .errors import I64, MAX_THREADS, integer_arg
 
 ENDINGS: tuple[str, ...] = tuple(_core.ENDINGS)
 
@@ -53,15 +54,15 @@ def simulate(
     derived from `seed` and `i`, so the arrays do not depend on the thread count.
     Seed 0 draws a base seed, recorded in `SimResult.seed`. `start` skips to
     episode `start` of the same sequence (a resumed batch)."""
-    base = int(seed) or _core.draw_seed()
+    base = integer_arg("seed", seed, *I64) or _core.draw_seed()
     raw = _core.simulate(
         game,
         list(policies),
-        int(episodes),
+        integer_arg("episodes", episodes, 0),
         base,
-        threads,
+        None if threads is None else integer_arg("threads", threads, 1, MAX_THREADS),
         json.dumps(dict(config)) if config else None,
-        int(start),
+        integer_arg("start", start, 0),
     )
     return SimResult(
         game=game,

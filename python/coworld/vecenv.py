@@ -18,10 +18,8 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from .errors import ConfigError, CoworldError
+from .errors import I64, MAX_THREADS, ConfigError, CoworldError, config_field_error, integer_arg
 from .simulate import ENDINGS
-
-I64 = (-(2**63), 2**63 - 1)
 
 
 class UnknownMove(CoworldError, KeyError, ValueError):
@@ -32,36 +30,17 @@ class UnknownMove(CoworldError, KeyError, ValueError):
         return str(self.args[0])
 
 
-def _config_error(field: str, reason: str) -> ConfigError:
-    """The core's own format: ``config field `n`: ...``."""
-    return ConfigError(f"config field `{field}`: {reason}", field)
-
-
-def _integer(field: str, value: Any, lo: int, hi: int | None = None) -> int:
-    """`value` as an int in lo..hi (a bool or a float is refused, not rounded)."""
-    try:
-        if isinstance(value, bool | np.bool_):
-            raise TypeError
-        v = operator.index(value)
-    except TypeError:
-        raise _config_error(field, f"must be an integer, not {value!r}") from None
-    if v < lo or (hi is not None and v > hi):
-        span = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
-        raise _config_error(field, f"must be an integer {span}, not {v}")
-    return v
-
-
 def _opponents(opponents: Any) -> list[str | None] | None:
     if opponents is None:
         return None
     if isinstance(opponents, str) or not isinstance(opponents, Sequence):
-        raise _config_error(
+        raise config_field_error(
             "opponents",
             f"a list with one entry per seat (None or a baseline name), not {opponents!r}",
         )
     for seat, entry in enumerate(opponents):
         if entry is not None and not isinstance(entry, str):
-            raise _config_error(
+            raise config_field_error(
                 "opponents", f"opponents[{seat}] must be None or a baseline name, not {entry!r}"
             )
     return list(opponents)
@@ -71,13 +50,13 @@ def _config(config: Any) -> str | None:
     if config is None:
         return None
     if not isinstance(config, Mapping):
-        raise _config_error("config", f"must be a mapping of settings, not {config!r}")
+        raise config_field_error("config", f"must be a mapping of settings, not {config!r}")
     if not config:
         return None
     try:
         return json.dumps(dict(config))
     except (TypeError, ValueError) as e:
-        raise _config_error("config", f"must be JSON-serialisable: {e}") from None
+        raise config_field_error("config", f"must be JSON-serialisable: {e}") from None
 
 
 def episode_seed(seed: int, index: int) -> int:
@@ -91,7 +70,9 @@ def episode_seed(seed: int, index: int) -> int:
     (Hanabi's deck, a fog game's unseen stones) and the baselines' draws, so a
     policy that sees it can read what it must not know. `seed` is any 64-bit
     integer, `index` 0..2**64 - 1; raises `coworld.ConfigError` naming the field."""
-    return _core.episode_seed(_integer("seed", seed, *I64), _integer("index", index, 0, 2**64 - 1))
+    return _core.episode_seed(
+        integer_arg("seed", seed, *I64), integer_arg("index", index, 0, 2**64 - 1)
+    )
 
 
 class VecEnv:
@@ -119,14 +100,14 @@ class VecEnv:
         threads: int | None = None,
     ) -> None:
         if not isinstance(game, str):
-            raise _config_error("game", f"must be a game id (a string), not {game!r}")
+            raise config_field_error("game", f"must be a game id (a string), not {game!r}")
         self._env = _core.VecEnv(
             game,
-            _integer("n", n, 1),
-            _integer("seed", seed, *I64),
+            integer_arg("n", n, 1),
+            integer_arg("seed", seed, *I64),
             _opponents(opponents),
             _config(config),
-            None if threads is None else _integer("threads", threads, 1),
+            None if threads is None else integer_arg("threads", threads, 1, MAX_THREADS),
         )
         self.game: str = self._env.game
         self.num_envs: int = self._env.num_envs
@@ -202,7 +183,7 @@ class VecEnv:
             if isinstance(a, np.ndarray)
             else f"got {type(a).__name__}"
         )
-        return _config_error(
+        return config_field_error(
             "actions",
             f"one integer action id per env: shape ({self.num_envs},) of an integer dtype "
             f"(floats and bools are refused, not rounded); {got}",
@@ -224,7 +205,9 @@ class VecEnv:
         else:
             i = _index("env", env, self.num_envs, f"{self.game} VecEnv has envs")
             if len(self.games) > 1 and not self._started:
-                raise _config_error("reset", "call reset() first: env's live game decides the id")
+                raise config_field_error(
+                    "reset", "call reset() first: env's live game decides the id"
+                )
             game = int(self.info["game"][i])
         try:
             return self._ids[game][move]
@@ -264,7 +247,7 @@ def encode(state: _core.State, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """The observation tensor `seat` gets in `state` and the active seat's mask,
     exactly as a VecEnv writes them. `seat` is 0..num_seats - 1 (else a
     `ConfigError` naming `seat`)."""
-    return _core.encode(state, _integer("seat", seat, 0))
+    return _core.encode(state, integer_arg("seat", seat, 0))
 
 
 def action_names(state: _core.State) -> list[str]:

@@ -290,7 +290,18 @@ fn restarts(state: &State) -> bool {
 
 /// A worker pool per thread count (0: every core), built once and kept: a league
 /// calls the simulator once per chunk, and spawning threads each time would show.
+/// The most worker threads a batch may ask for (a league file's limit too).
+pub const MAX_THREADS: usize = 1024;
+
 pub(crate) fn pool(threads: usize) -> CoreResult<Arc<rayon::ThreadPool>> {
+    if threads > MAX_THREADS {
+        // Each pool is kept for reuse: thousands of threads would cost seconds to
+        // start and stay alive, for no speed.
+        return Err(CoreError::config(
+            "threads",
+            format!("at most {MAX_THREADS} worker threads, got {threads}"),
+        ));
+    }
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let mut pools = POOLS
         .get_or_init(Default::default)

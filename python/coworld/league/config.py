@@ -46,6 +46,7 @@ from ..games import game as game_reducer
 from ..seats.claude import add_prices, user_price
 from ..seats.infra import DEFAULT_PATIENCE_SECONDS
 from ..seats.policy import POLICY_FILES, ClaudePolicy, Policy, load_policy, parse_price
+from ..seats.python_policy import PythonPolicy
 
 #: Settings every league plays a game with unless its table says otherwise.
 DEFAULT_SETTINGS: dict[str, dict[str, Any]] = {
@@ -167,6 +168,7 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         )
     _prices(raw.get("prices", {}))
     policies = _policies(raw.get("policies"), base_dir)
+    _no_baseline_names(policies, games)
     episodes = _int(raw, "episodes", 1, 10_000_000, required=True)
     budget = _table(raw, "budget", {"max_tokens", "max_cost_usd", "max_episodes"})
     schedule = raw.get("schedule", "round-robin")
@@ -321,6 +323,21 @@ def _checked_settings(game: str, settings: dict[str, Any], prefix: str) -> dict[
         key = err.field if err.field in settings else next(iter(settings), "")
         raise ConfigError(f"`{prefix.rstrip('.')}`: {err}", prefix + key) from err
     return dict(settings)
+
+
+def _no_baseline_names(policies: tuple[Policy, ...], games: tuple[str, ...]) -> None:
+    """A Python policy may not take a baseline's name in a game it plays (the replay
+    names policies): refused here, before anything runs, as the episode would."""
+    for p in policies:
+        if not isinstance(p, PythonPolicy):
+            continue
+        for g in games:
+            if p.name.split("?", 1)[0] in {b["name"] for b in entry(g)["baselines"]}:
+                raise ConfigError(
+                    f"`policies`: policy file {p.path} is named {p.name!r}, a baseline of "
+                    f"{g}; give it another NAME",
+                    "NAME",
+                )
 
 
 def _policies(value: Any, base_dir: Path) -> tuple[Policy, ...]:

@@ -49,7 +49,9 @@ class RayBackend:
         # Ray workers do not set RAYON_NUM_THREADS: pass the thread count to each task.
         self.threads = threads or 1
         self._chunk: Any = ray.remote(num_cpus=self.threads)(run_chunk)
-        self._episode: Any = ray.remote(num_cpus=1)(play_episode)
+        # One retry, as the local backend plays a broken pool's episode once more
+        # alone (Ray's default is three, each a wait of its own).
+        self._episode: Any = ray.remote(num_cpus=1, max_retries=1)(play_episode)
         #: The run's breaker (the driver's client's), mirroring the actor's.
         self._breaker: CircuitBreaker | None = None
         self._actor: Any = None
@@ -71,24 +73,25 @@ class RayBackend:
         run's breaker, which lives in an actor (started on first use)."""
         breaker = self._share_breaker(shared, concurrency)
         pending: list[Any] = []
-        jobs_of: dict[Any, EpisodeJob] = {}
+        jobs_of: dict[Any, tuple[EpisodeJob, str]] = {}
         for job in jobs:
             job = replace(job, calls_to=shared.calls_to, budget=shared.budget)
             ref = self._episode.remote(job, breaker)
-            jobs_of[ref] = job
+            jobs_of[ref] = (job, now())
             pending.append(ref)
             if len(pending) >= concurrency:
                 done, pending = self.ray.wait(pending, num_returns=1)
-                yield self._outcome(done[0], jobs_of.pop(done[0]))
+                yield self._outcome(done[0], *jobs_of.pop(done[0]))
         while pending:
             done, pending = self.ray.wait(pending, num_returns=1)
-            yield self._outcome(done[0], jobs_of.pop(done[0]))
+            yield self._outcome(done[0], *jobs_of.pop(done[0]))
         if self._breaker is not None and self._actor is not None:
             self._breaker.refresh()  # the report's pauses: the last one's end too
 
-    def _outcome(self, ref: Any, job: EpisodeJob) -> EpisodeRow | VoidEpisode:
-        """The task's row, or a void record when its worker process ended on every
-        try Ray gave it (a Python policy calling `os._exit`, a crash, a kill)."""
+    def _outcome(self, ref: Any, job: EpisodeJob, started: str) -> EpisodeRow | VoidEpisode:
+        """The task's row, or a void record when its worker process ended, also on
+        Ray's retry (a Python policy calling `os._exit`, a crash, a kill, or a
+        decision that did not return after its time limit: Ray does not say which)."""
         try:
             result: EpisodeRow | VoidEpisode = self.ray.get(ref)
         except self.ray.exceptions.WorkerCrashedError:
@@ -99,7 +102,13 @@ class RayBackend:
                 seed=job.seed,
                 seats=job.seats,
                 cause=WORKER_DIED,
-                detail=worker_died(job, "a Ray worker", "on every try Ray gave it"),
+                detail=worker_died(
+                    job,
+                    "a Ray worker; Ray does not report why: os._exit, a crash, a kill, or a "
+                    "decision that did not return after its time limit",
+                    "also when Ray ran it again",
+                ),
+                started=started,
                 finished=now(),
             )
         return result

@@ -91,15 +91,13 @@ def load_policy(spec: str | Policy) -> Policy:
     if isinstance(spec, BaselinePolicy | ClaudePolicy | PythonPolicy):
         return spec
     path = Path(spec)
-    if path.suffix == ".py":
-        if not path.is_file():
-            raise ConfigError(f"policy file {spec} does not exist", "policy")
-        return load_python_policy(path)
-    if path.suffix in (".toml", ".md", ".markdown"):
-        if not path.is_file():
-            raise ConfigError(f"policy file {spec} does not exist", "policy")
-        return _load_file(path)
-    return BaselinePolicy(spec)
+    if path.suffix not in POLICY_FILES:
+        return BaselinePolicy(spec)
+    if path.is_dir():
+        raise ConfigError(f"policy file {spec} is a directory, not a file", "policy")
+    if not path.is_file():
+        raise ConfigError(f"policy file {spec} does not exist", "policy")
+    return load_python_policy(path) if path.suffix == ".py" else _load_file(path)
 
 
 def _load_file(path: Path) -> ClaudePolicy:

@@ -200,3 +200,54 @@ def test_out_of_range_integers_are_one_line_usage_errors(args, capsys):
         main(args)
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "must be an integer in" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "hex", "-p", "random", "-p", "random", "-n", "0"],
+        ["simulate", "hex", "-p", "random", "-p", "random", "-n", str(2**64)],
+        ["play", "hex", "-s", "random", "-s", "random", "--budget", "nan"],
+        ["play", "hex", "-s", "random", "-s", "random", "--timeout", "inf"],
+        ["play", "hex", "-s", "random", "-s", "random", "--pace", "-1"],
+    ],
+)
+def test_out_of_range_counts_and_seconds_are_one_line_usage_errors(args, capsys):
+    from coworld.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "must be" in err and "Traceback" not in err
+
+
+def test_batch_sizes_past_their_limits_are_config_errors():
+    with pytest.raises(coworld.ConfigError, match="episodes"):
+        coworld.simulate("hex", ["random", "random"], 2**63 - 1, seed=1, threads=1)
+    with pytest.raises(coworld.ConfigError, match="`n`"):
+        coworld.VecEnv("hex", 2**64, seed=1)
+
+
+def test_league_clock_fields_must_be_finite(tmp_path):
+    from coworld.league.config import load_league
+
+    for field in ("play_budget_seconds = nan", "llm_timeout_seconds = inf"):
+        (tmp_path / "l.toml").write_text(
+            f'name = "l"\ngames = ["hex"]\npolicies = ["random", "tactician"]\n'
+            f"episodes = 1\n[clock]\n{field}\n"
+        )
+        with pytest.raises(coworld.ConfigError, match="finite"):
+            load_league(tmp_path / "l.toml")
+
+
+def test_league_table_names_the_leagues_a_database_holds(tmp_path, capsys):
+    from coworld.cli import main
+
+    (tmp_path / "l.toml").write_text(
+        'name = "l"\ngames = ["hex"]\npolicies = ["random", "tactician"]\n'
+        f'episodes = 2\nout = "{tmp_path / "out"}"\n'
+    )
+    assert main(["league", "run", str(tmp_path / "l.toml")]) == 0
+    capsys.readouterr()
+    assert main(["league", "table", str(tmp_path / "out"), "--league", "nosuch"]) == 2
+    assert "no league named 'nosuch'; it holds l" in capsys.readouterr().out

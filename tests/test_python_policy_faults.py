@@ -808,3 +808,55 @@ def test_a_directory_named_like_a_policy_file_says_so(tmp_path):
     (tmp_path / "dirbot.py").mkdir()
     with pytest.raises(ConfigError, match="is a directory"):
         load_policy(str(tmp_path / "dirbot.py"))
+
+
+def test_a_slow_import_loads_once_untimed_in_a_league_worker(tmp_path):
+    """The README's pattern (weights in a module the file imports): the first load in
+    a worker is not held to TIME_LIMIT, so the import is cached and every seat plays."""
+    (tmp_path / "heavyweights.py").write_text("import time\ntime.sleep(1.5)\nW = 42\n")
+    heavy = bot(
+        tmp_path,
+        "wbot",
+        "from heavyweights import W\nTIME_LIMIT = 1\n"
+        "def act(view, legal_moves):\n    return legal_moves[0]\n",
+    )
+    report = league(tmp_path, "heavy", ["random", heavy], episodes=2).run()
+    rel = reliability(LeagueDB(report.database).runner_rows("heavy"))["wbot"]
+    assert report.episodes == 4 and rel["decisions"] > 0 and rel["fallbacks"] == 0
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
+def test_workers_end_themselves_when_the_driver_is_killed(tmp_path):
+    proc = league_in_its_own_group(tmp_path, 0.05)
+    deadline = time.monotonic() + 60
+    while stored(tmp_path) < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(group_processes(proc.pid)) >= 2  # the driver and its workers
+    proc.kill()
+    proc.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while group_processes(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert group_processes(proc.pid) == []
+
+
+def test_ctrl_c_swallowed_by_a_bare_except_still_stops_play(tmp_path):
+    swallow = bot(
+        tmp_path,
+        "bare",
+        "import time\ndef act(view, legal_moves):\n    for _ in range(10):\n"
+        "        try:\n            time.sleep(0.05)\n        except:\n            pass\n"
+        "    return legal_moves[0]\n",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "coworld.cli", "play", "connect-four", "-s", swallow]
+        + ["-s", "random", "--seed", "5", "--out", str(tmp_path / "r.jsonl")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    time.sleep(1.5)  # mid-game, most likely inside act
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=30)
+    assert process.returncode == 130, out
+    assert "interrupted" in out and "Traceback" not in out

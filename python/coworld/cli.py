@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, _core, simulate
-from .errors import I64, MAX_THREADS, ConfigError, CoworldError
+from .errors import I64, MAX_EPISODES, MAX_THREADS, ConfigError, CoworldError
 from .games import catalog
 
 if TYPE_CHECKING:
@@ -157,6 +157,10 @@ def _print_standings(
             console.print("the database holds no league yet")
             return
         league = league or names[-1]
+        if league not in names:
+            raise ConfigError(
+                f"{database}: no league named {league!r}; it holds {', '.join(names)}", "league"
+            )
         blocks = db.blocks(league)
         count = db.count(league)
         voided = sum(1 for v in db.open_voids(league).values() if v[-1].cause not in CUT_CAUSES)
@@ -589,6 +593,26 @@ def _int_in(lo: int, hi: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def _seconds(positive: bool) -> Callable[[str], float]:
+    """An argparse type: finite seconds, above 0 (or at least 0), at most a week."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        low_ok = value > 0 if positive else value >= 0
+        if not (low_ok and value <= 604_800):  # NaN fails too
+            bound = "above 0" if positive else "at least 0"
+            raise argparse.ArgumentTypeError(
+                f"must be a number of seconds {bound} and at most 604800 (a week), not {text}"
+            )
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
+
+
 _SEED = _int_in(*I64)
 _THREADS = _int_in(1, MAX_THREADS)
 
@@ -716,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--concurrency", type=_int_in(1, 1024), default=4, help="Claude episodes in flight (4)"
     )
     p.add_argument("--threads", type=_THREADS, default=None, help="batch-simulator threads")
-    p.add_argument("--timeout", type=float, default=60.0, help="llmTimeoutSeconds (60)")
+    p.add_argument("--timeout", type=_seconds(True), default=60.0, help="llmTimeoutSeconds (60)")
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
     p.set_defaults(run=_cmd_gate)
     _exit_3_on_usage_errors(p)
@@ -740,9 +764,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=_SEED, default=0, help="episode seed; 0 draws one (default)")
     p.add_argument("--out", help="replay path (default runs/episodes/GAME-SEED.jsonl)")
-    p.add_argument("--budget", type=float, default=900.0, help="playBudgetSeconds (default 900)")
-    p.add_argument("--timeout", type=float, default=60.0, help="llmTimeoutSeconds (default 60)")
-    p.add_argument("--pace", type=float, default=0.0, help="paceSeconds between plies (default 0)")
+    p.add_argument(
+        "--budget", type=_seconds(True), default=900.0, help="playBudgetSeconds (default 900)"
+    )
+    p.add_argument(
+        "--timeout", type=_seconds(True), default=60.0, help="llmTimeoutSeconds (default 60)"
+    )
+    p.add_argument(
+        "--pace", type=_seconds(False), default=0.0, help="paceSeconds between plies (default 0)"
+    )
     p.add_argument(
         "--no-calls",
         action="store_true",
@@ -784,7 +814,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="a baseline per seat, in seat order (repeat the flag)",
     )
     p.add_argument(
-        "-n", "--episodes", type=_int_in(0), default=1000, help="episodes to play (default 1000)"
+        "-n",
+        "--episodes",
+        type=_int_in(1, MAX_EPISODES),
+        default=1000,
+        help="episodes to play (default 1000)",
     )
     p.add_argument("--seed", type=_SEED, default=0, help="base seed; 0 draws one (default)")
     p.add_argument(

@@ -417,6 +417,8 @@ class Episode:
             self._python_seats[seat] = policy.new_seat()
         view = self.reducer.view_for(self.state, seat)
         verdict = self._python_seats[seat].decide(self.state, view, self.state.legal_moves())
+        if _CTRL_C.is_set():  # the policy swallowed the Ctrl-C that landed in it
+            raise KeyboardInterrupt
         calls = [verdict.record(self.state.plies, seat)]
         if verdict.reply is None:
             return self._fallback(verdict.cause or "error", calls, Usage())
@@ -570,13 +572,21 @@ def run(episode: Episode) -> dict[str, Any]:
     ):
         return asyncio.run(episode.run())
     previous = signal.signal(signal.SIGINT, _interrupt)
+    _CTRL_C.clear()
     try:
         return asyncio.run(episode.run())
     finally:
         signal.signal(signal.SIGINT, previous)
+        _CTRL_C.clear()
+
+
+#: Set by a Ctrl-C during `run`: a policy's bare `except:` may swallow the
+#: KeyboardInterrupt raised inside it, so the runner raises it again after the call.
+_CTRL_C = threading.Event()
 
 
 def _interrupt(signum: int, frame: Any) -> None:
+    _CTRL_C.set()
     raise KeyboardInterrupt
 
 

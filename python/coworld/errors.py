@@ -12,6 +12,8 @@ import numpy as np
 I64 = (-(2**63), 2**63 - 1)
 #: The most worker threads a batch may ask for (the core's limit, a league file's too).
 MAX_THREADS = 1024
+#: The most episodes one `simulate` call plays (its result columns are held in memory).
+MAX_EPISODES = 2**32
 
 
 class CoworldError(Exception):

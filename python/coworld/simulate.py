@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from .errors import I64, MAX_THREADS, integer_arg
+from .errors import I64, MAX_EPISODES, MAX_THREADS, integer_arg
 
 ENDINGS: tuple[str, ...] = tuple(_core.ENDINGS)
 
@@ -58,7 +58,7 @@ def simulate(
     raw = _core.simulate(
         game,
         list(policies),
-        integer_arg("episodes", episodes, 0),
+        integer_arg("episodes", episodes, 0, MAX_EPISODES),
         base,
         None if threads is None else integer_arg("threads", threads, 1, MAX_THREADS),
         json.dumps(dict(config)) if config else None,

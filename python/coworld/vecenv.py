@@ -103,7 +103,7 @@ class VecEnv:
             raise config_field_error("game", f"must be a game id (a string), not {game!r}")
         self._env = _core.VecEnv(
             game,
-            integer_arg("n", n, 1),
+            integer_arg("n", n, 1, 2**24),  # the core's MAX_ENVS
             integer_arg("seed", seed, *I64),
             _opponents(opponents),
             _config(config),

@@ -4,12 +4,14 @@ The Ray backend (`ray_backend.py`) is the other implementation."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import queue
 import signal
 import sys
 import threading
+import time
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -131,7 +133,8 @@ class LocalBackend:
                 )
             pool = self._processes
             try:
-                future = pool.submit(work.play_episode, job)
+                with _children_ignore_ctrl_c():  # the pool starts its workers on submit
+                    future = pool.submit(work.play_episode, job)
             except BrokenProcessPool:  # a worker died since: the next pool takes the job
                 self._drop_pool(pool)
                 continue
@@ -214,7 +217,8 @@ def play_alone(job: EpisodeJob) -> Played:
     receive, send = spawn.Pipe(duplex=False)
     process = spawn.Process(target=_play_and_send, args=(job, send), name="coworld-alone")
     started = now()
-    process.start()
+    with _children_ignore_ctrl_c():
+        process.start()
     send.close()  # the child's end: recv sees EOF when the child is gone
     try:
         answer = receive.recv()
@@ -287,6 +291,31 @@ def quiet_worker() -> None:
     # A terminal's Ctrl-C reaches the whole process group: the driver decides
     # (the first lets episodes in flight finish, the second ends this process).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_the_driver, args=(os.getppid(),), daemon=True).start()
+
+
+@contextlib.contextmanager
+def _children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started inside inherit an ignored SIGINT (kept across exec), so a
+    terminal's Ctrl-C while they import (numpy, scipy) prints no traceback of theirs;
+    the driver's own handler is back at once (main thread only: the others cannot
+    set handlers, and start no workers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _exit_with_the_driver(driver: int) -> None:
+    """A driver killed with `kill -9` cannot end its workers: each ends itself once
+    it is orphaned (re-parented), instead of waiting for a job forever."""
+    while os.getppid() == driver:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _play_and_send(job: EpisodeJob, send: Connection) -> None:

@@ -32,6 +32,7 @@ pace_seconds = 0
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -248,9 +249,13 @@ def _int(
 
 def _number(raw: dict[str, Any], key: str, prefix: str) -> float:
     value = raw[key]
-    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+    if (
+        not isinstance(value, int | float)
+        or isinstance(value, bool)
+        or not 0 <= value < math.inf  # NaN fails both
+    ):
         raise ConfigError(
-            f"`{prefix}{key}` must be a non-negative number, not {value!r}", prefix + key
+            f"`{prefix}{key}` must be a finite non-negative number, not {value!r}", prefix + key
         )
     return float(value)
 

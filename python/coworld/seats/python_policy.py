@@ -19,6 +19,11 @@ module the file imports, as imports are cached per process in `sys.modules`:
     import numpy as np                      from weights import W
     W = np.load("my_weights.npy")           def act(view, legal_moves): ...
 
+A file's first load in a process (`coworld play` loads it once to check it; a league
+worker at its first episode with it) is not held to `TIME_LIMIT` but to
+`FIRST_LOAD_LIMIT` (5 minutes), so its imports load once; the per-seat loads after
+it are timed.
+
 The file's directory is appended to `sys.path` when the file loads (driver and worker
 processes, once per directory), last: a sibling named like a standard module
 (`random.py`, `json.py`) is not importable, and never shadows it for coworld.
@@ -73,6 +78,8 @@ from .reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
 from .time_limit import LimitReached, within
 
 DEFAULT_TIME_LIMIT = 5.0
+#: Seconds a file's first load in a process may take (its imports), untimed otherwise.
+FIRST_LOAD_LIMIT = 300.0
 #: The longest TIME_LIMIT a policy may set, seconds (the timer's range is finite).
 MAX_TIME_LIMIT = 86_400.0
 
@@ -117,6 +124,8 @@ class PythonPolicy:
         its own, and a new `Bot` if it has one, under the time limit. Loading or a
         `Bot()` that raises or overruns leaves a seat whose every decision is that
         failure."""
+        if self.digest not in _CODE:
+            self._warm_up()
         started = time.perf_counter()
         step = ["loading the file"]
         try:
@@ -127,6 +136,18 @@ class PythonPolicy:
             raise
         except BaseException as err:  # the policy's own failure, recorded, never raised
             return PythonSeat(self, None, ("error", f"{step[-1]} raised " + _describe(err)))
+
+    def _warm_up(self) -> None:
+        """The file's first load in this process, untimed as in `coworld play` (up to
+        `FIRST_LOAD_LIMIT`): what it imports (a network's weights) loads once and is
+        cached in `sys.modules`, so the timed per-seat loads that follow are quick. A
+        failure here is met again, and recorded, by the timed load."""
+        try:
+            within(FIRST_LOAD_LIMIT, self.label, self.module)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # the timed load meets it again and records it
+            pass
 
     def _player(self, step: list[str]) -> Callable[[dict[str, Any], list[str]], Any]:
         mod = self.module()

@@ -513,8 +513,10 @@ def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
 
 
 def test_play_refuses_a_zero_timeout(capsys):
-    assert cli(["play", "hex", "-s", "random", "-s", "random", "--timeout", "0"]) == 2
-    assert "--timeout must be greater than 0" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:  # a usage error, before anything runs
+        cli(["play", "hex", "-s", "random", "-s", "random", "--timeout", "0"])
+    assert exit_.value.code == 2
+    assert "--timeout: must be a number of seconds above 0" in capsys.readouterr().err
 
 
 class _OwnClients(LocalBackend):

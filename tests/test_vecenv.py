@@ -256,12 +256,12 @@ def test_the_envs_own_seat_array_is_a_valid_actions_argument():
 
 
 CONSTRUCTOR_ERRORS = [
-    ({"n": -1}, "n", "integer >= 1, not -1"),
-    ({"n": 0}, "n", "integer >= 1, not 0"),
+    ({"n": -1}, "n", "integer in 1..16777216, not -1"),
+    ({"n": 0}, "n", "integer in 1..16777216, not 0"),
     ({"n": 1.5}, "n", "must be an integer, not 1.5"),
     ({"n": "4"}, "n", "must be an integer, not '4'"),
     ({"n": True}, "n", "must be an integer, not True"),
-    ({"n": 2**24 + 1}, "n", "at most 16777216 envs"),
+    ({"n": 2**24 + 1}, "n", "integer in 1..16777216, not 16777217"),
     ({"threads": 0}, "threads", "integer in 1..1024, not 0"),
     ({"threads": -2}, "threads", "integer in 1..1024, not -2"),
     ({"threads": 1.0}, "threads", "must be an integer, not 1.0"),

@@ -119,6 +119,8 @@ def test_a_claude_candidate_through_the_cli(tmp_path, monkeypatch, capsys):
         (["tactician", "random", "--games", "nope"], "unknown game 'nope'"),
         (["tactician", "random", "--games", "hex", "--elo0", "5"], "--elo0"),
         (["tactician", "random", "--games", "hex", "--alpha", "0.7"], "--alpha"),
+        (["tactician", "random", "--games", "hex", "--elo1", "inf"], "--elo1"),
+        (["tactician", "random", "--games", "hex", "--elo0", "nan"], "--elo0"),
         (["probe", "random", "--games", "hex"], "not a baseline of any listed game"),
         (["probe", "random", "--games", "dark-hex-4,hex"], "does not field both"),
     ],

@@ -95,6 +95,11 @@ class GateConfig:
                     "(compare Hanabi policies with `coworld league compare`)",
                     "games",
                 )
+        for name, v in (("elo0", self.elo0), ("elo1", self.elo1)):
+            if not -2000 <= v <= 2000:  # finite Elo bounds (NaN fails too)
+                raise ConfigError(
+                    f"--{name} must be an Elo difference in -2000..2000, not {v}", name
+                )
         if not self.elo0 < self.elo1:
             raise ConfigError(f"--elo0 ({self.elo0}) must be below --elo1 ({self.elo1})", "elo0")
         for name, v in (("alpha", self.alpha), ("beta", self.beta)):

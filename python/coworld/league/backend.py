@@ -156,16 +156,7 @@ class LocalBackend:
                 raise
             self._drop_pool(pool)
             if self.cancelled:  # ended by the second Ctrl-C, not by its policy
-                return VoidEpisode(
-                    job.pairing,
-                    job.idx,
-                    job.game,
-                    job.seed,
-                    job.seats,
-                    cause="interrupted",
-                    detail="stopped by Ctrl-C",
-                    finished=now(),
-                )
+                return work.void_job(job, "interrupted", "stopped by Ctrl-C", None)
             return play_alone(job)
 
     def _drop_pool(self, pool: ProcessPoolExecutor) -> None:
@@ -234,19 +225,9 @@ def play_alone(job: EpisodeJob) -> Played:
         raise answer  # the episode's own error (a config error), as from the pool
     if answer is not None:
         return answer
-    return VoidEpisode(
-        pairing=job.pairing,
-        idx=job.idx,
-        game=job.game,
-        seed=job.seed,
-        seats=job.seats,
-        cause=WORKER_DIED,
-        detail=worker_died(
-            job, exit_status(process.exitcode), "also when played alone", process.exitcode
-        ),
-        started=started,
-        finished=now(),
-    )
+    how = exit_status(process.exitcode)
+    detail = worker_died(job, how, "also when played alone", process.exitcode)
+    return work.void_job(job, WORKER_DIED, detail, started)
 
 
 #: The void cause of an episode whose worker process ended before it answered.

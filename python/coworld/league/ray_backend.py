@@ -29,7 +29,7 @@ from ..seats.infra import CircuitBreaker
 from . import ray_breaker
 from .backend import WORKER_DIED, worker_died
 from .storage import Chunk, EpisodeRow, VoidEpisode, now
-from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk
+from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_job
 
 
 class RayBackend:
@@ -95,22 +95,12 @@ class RayBackend:
         try:
             result: EpisodeRow | VoidEpisode = self.ray.get(ref)
         except self.ray.exceptions.WorkerCrashedError:
-            return VoidEpisode(
-                pairing=job.pairing,
-                idx=job.idx,
-                game=job.game,
-                seed=job.seed,
-                seats=job.seats,
-                cause=WORKER_DIED,
-                detail=worker_died(
-                    job,
-                    "a Ray worker; Ray does not report why: os._exit, a crash, a kill, or a "
-                    "decision that did not return after its time limit",
-                    "also when Ray ran it again",
-                ),
-                started=started,
-                finished=now(),
+            how = (
+                "a Ray worker; Ray does not report why: os._exit, a crash, a kill, or a "
+                "decision that did not return after its time limit"
             )
+            detail = worker_died(job, how, "also when Ray ran it again")
+            return void_job(job, WORKER_DIED, detail, started)
         return result
 
     def _share_breaker(self, shared: Shared, concurrency: int) -> CircuitBreaker | None:

@@ -172,6 +172,20 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
 def void_of(
     job: EpisodeJob, episode: Episode, cause: str, detail: str, started: str
 ) -> VoidEpisode:
+    """The void record of an episode that ran: its plies and usage so far."""
+    return void_job(job, cause, detail, started, episode.state.plies, Usage.total(episode.usage))
+
+
+def void_job(
+    job: EpisodeJob,
+    cause: str,
+    detail: str,
+    started: str | None,
+    plies: int = 0,
+    usage: Usage | None = None,
+) -> VoidEpisode:
+    """The void record of `job`, finished now (without an episode object: one whose
+    worker process ended reports nothing of its own)."""
     return VoidEpisode(
         pairing=job.pairing,
         idx=job.idx,
@@ -180,8 +194,8 @@ def void_of(
         seats=job.seats,
         cause=cause,
         detail=detail,
-        plies=episode.state.plies,
-        usage=Usage.total(episode.usage),
+        plies=plies,
+        usage=usage or Usage(),
         started=started,
         finished=now(),
     )

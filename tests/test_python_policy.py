@@ -5,7 +5,6 @@ and play in leagues (in worker processes)."""
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import subprocess
 import sys
@@ -210,19 +209,7 @@ def test_a_league_plays_python_policies_in_worker_processes(tmp_path):
     assert config.describe()["policies"]["rnd"] == digest
 
 
-@pytest.fixture(scope="module")
-def ray_session(tmp_path_factory):
-    ray = pytest.importorskip("ray")
-    if ray.is_initialized():  # test_league's session cluster
-        yield ray
-        return
-    os.environ.setdefault("HOME", str(tmp_path_factory.mktemp("home")))
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
-
-
-def test_the_ray_backend_plays_python_policies_like_the_local_one(tmp_path, ray_session):
+def test_the_ray_backend_plays_python_policies_like_the_local_one(tmp_path, ray_cluster):
     (tmp_path / "rnd.py").write_text((EXAMPLES / "random_bot.py").read_text())
     rows = {}
     for backend in ("local", "ray"):

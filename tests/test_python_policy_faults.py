@@ -446,19 +446,7 @@ def test_a_policy_file_not_in_utf8_is_a_config_error(tmp_path):
 # ---- Ray ----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def ray_session(tmp_path_factory):
-    ray = pytest.importorskip("ray")
-    if ray.is_initialized():
-        yield ray
-        return
-    os.environ.setdefault("HOME", str(tmp_path_factory.mktemp("home")))
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
-
-
-def test_ray_tasks_interrupt_slow_policies_and_void_a_dead_worker(tmp_path, ray_session):
+def test_ray_tasks_interrupt_slow_policies_and_void_a_dead_worker(tmp_path, ray_cluster):
     slow = bot(tmp_path, "slow", SPIN)
     killer = bot(tmp_path, "killer", KILL)
     for name, policies in (("slow", ["random", slow]), ("kill", ["random", killer])):

@@ -52,11 +52,11 @@ class SeedStream:
 def check_opponent(state: _core.State, game: str, name: str) -> None:
     """Refuse a baseline (parameters included: `tactician?eps=0.3`) that some game
     the env may play does not field, as the episode runner and the league do."""
-    games = entry(game)["rotation"] or [state.resolved_game]
-    config = state.config_json if not entry(game)["rotation"] else None
-    for g in games:
+    rotation = entry(game)["rotation"]
+    config = None if rotation else state.config_json
+    base = name.split("?", 1)[0]
+    for g in rotation or [state.resolved_game]:
         s = state if g == state.resolved_game else _core.State(g, config, 1)
-        base = name.split("?", 1)[0]
         if base not in s.policy_names:
             raise ConfigError(
                 f"opponent {name!r} is not a baseline of {g}; baselines: "

@@ -99,6 +99,7 @@ class CoworldEnv(gym.Env):
         self.observation_space = spaces.Box(0.0, 1.0, obs.shape, np.float32)
         self.action_space = spaces.Discrete(len(self._names))
         self.state: _core.State | None = None
+        self._mask = np.zeros(len(self._names), bool)
 
     def _advance(self) -> None:
         assert self.state is not None
@@ -110,6 +111,7 @@ class CoworldEnv(gym.Env):
         obs, mask = encode(self.state, self.seat)
         if self.state.is_terminal:
             mask = np.zeros_like(mask)
+        self._mask = mask  # the next step's legality, without encoding the state again
         return obs, {"action_mask": mask.astype(np.int8), **extra}
 
     def reset(
@@ -131,7 +133,7 @@ class CoworldEnv(gym.Env):
         if self.state.is_terminal:
             raise RuntimeError("the episode is over: call reset()")
         action = action_id(action, self.state)  # not an integer: raises in either mode
-        _, mask = encode(self.state, self.seat)
+        mask = self._mask
         known = 0 <= action < len(mask)
         move = self._names[action] if known else "no move"
         illegal = not (known and mask[action])

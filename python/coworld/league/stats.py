@@ -322,6 +322,11 @@ def bt_bootstrap(pairs: Sequence[PairData], seed: int, resamples: int = 1000) ->
     return Bootstrap(players, point, bt_refit(point, a, b, boot_w, boot_n), played)
 
 
+def _took(p: PairData) -> tuple[bool, bool]:
+    """Whether `p.a`, and whether `p.b`, took a point (a win or a draw) from the other."""
+    return bool(p.points.sum() > 0), bool((p.games - p.points).sum() > 0)
+
+
 def _graph(pairs: Sequence[PairData], players: list[str], directed: bool) -> np.ndarray:
     """Component labels (P,) of the comparison graph: who played whom (`directed`
     False), or who took a point from whom (a win or a draw; `directed` True, strong
@@ -330,9 +335,10 @@ def _graph(pairs: Sequence[PairData], players: list[str], directed: bool) -> np.
     edges: list[tuple[int, int]] = []
     for p in pairs:
         a, b = index[p.a], index[p.b]
-        if not directed or p.points.sum() > 0:
+        a_took, b_took = _took(p)
+        if not directed or a_took:
             edges.append((a, b))
-        if directed and (p.games - p.points).sum() > 0:
+        if directed and b_took:
             edges.append((b, a))
     rows, cols = zip(*edges, strict=True) if edges else ((), ())
     graph = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(players),) * 2)
@@ -362,10 +368,8 @@ def _bounds(pairs: Sequence[PairData], players: list[str]) -> dict[str, tuple[bo
             continue
         against[ga].add(p.b)
         against[gb].add(p.a)
-        for taker, giver, took in (
-            (ga, gb, p.points.sum() > 0),
-            (gb, ga, (p.games - p.points).sum() > 0),
-        ):
+        a_took, b_took = _took(p)
+        for taker, giver, took in ((ga, gb, a_took), (gb, ga, b_took)):
             if took:
                 took_out.add(taker)
                 took_in.add(giver)

@@ -425,12 +425,18 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .episode import Clock, Episode, seat_label
     from .episode import run as run_episode
     from .seats.claude import has_credentials
+    from .seats.human import HumanPolicy, HumanTable
     from .seats.policy import BaselinePolicy, ClaudePolicy, load_policy
 
     for flag, value in (("--budget", args.budget), ("--timeout", args.timeout)):
-        if value <= 0:
+        if value is not None and value <= 0:
             raise ConfigError(f"{flag} must be greater than 0 seconds, not {value:g}", flag)
-    policies = [load_policy(p) for p in args.seat]
+    humans = HumanTable(timeout=args.timeout)  # no clock for a person unless --timeout
+    policies = [
+        HumanPolicy(table=humans) if isinstance(p, HumanPolicy) else p
+        for p in (load_policy(s) for s in args.seat)
+    ]
+    has_humans = any(isinstance(p, HumanPolicy) for p in policies)
     # A game with a seat-count setting (Hanabi) is played at one seat per -s, as
     # VecEnv takes it from `opponents`; the replay's header records it for recheck.
     spec: str | dict[str, Any] = args.game
@@ -444,7 +450,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
             )
         spec = {"game": args.game, "seats": len(policies)}
     clock = Clock(
-        play_budget_seconds=args.budget, llm_timeout_seconds=args.timeout, pace_seconds=args.pace
+        play_budget_seconds=args.budget or _play_budget(has_humans, args.timeout),
+        llm_timeout_seconds=args.timeout or 60.0,
+        pace_seconds=args.pace,
     )
     # Draw the seed here so the replay is named after it and no two plays share a file.
     seed = args.seed or _core.draw_seed()
@@ -486,16 +494,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     label = f" · {variant} ·" if variant else ""
     console.print(f"[bold]{episode.state.resolved_game}[/]{label} seed {episode.seed}: {names}")
 
-    viewer = None
-    if args.live:
-        from pathlib import Path
-
-        from .viewer import ViewerServer
-
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text("")  # the viewer may open the stream before the first line
-        viewer = ViewerServer(Path(out).parent, port=args.port).start()
-        console.print(f"live: [bold]{viewer.url}/episode?path={Path(out).name}&live=1[/]")
+    viewer = _serve_play(args, out, episode, humans if has_humans else None)
 
     # A model or a Python policy may take seconds a move: say who the feed waits on
     # (a terminal only; the status line is erased when the next move prints).
@@ -513,6 +512,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     finally:
         if waiting is not None:
             waiting.stop()
+        if has_humans and viewer is not None and not args.live:
+            humans.wait_for_pages(HUMAN_PAGE_GRACE_SECONDS)  # let each page show the end
+            viewer.stop()
     winner = results.get("winner")
     who = (
         "draw"
@@ -537,6 +539,62 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+HUMAN_PAGE_GRACE_SECONDS = 10.0
+#: `play --live` waits this long (by default) for a browser before the first move.
+LIVE_WAIT_SECONDS = 60.0
+
+
+def _play_budget(has_humans: bool, timeout: float | None) -> float:
+    """The episode's wall clock unless --budget is given: 900 s, or (a person at a seat
+    and no --timeout) a week, so a person is never hurried."""
+    return 604_800.0 if has_humans and timeout is None else 900.0
+
+
+def _serve_play(args: argparse.Namespace, out: str, episode: Any, humans: Any) -> Any:
+    """Start the viewer for `play`: the live spectator page (--live), the link of
+    each human seat. Returns the server, or None when neither is wanted."""
+    if not args.live and humans is None:
+        return None
+    from .viewer import ViewerServer
+
+    path = None
+    if args.live:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text("")  # the viewer may open the stream before the first line
+        path = Path(out).parent
+    viewer = ViewerServer(path, host=args.host, port=args.port, humans=humans).start()
+    where = "127.0.0.1 only (--host to change)" if args.host == "127.0.0.1" else args.host
+    console.print(f"viewer listening on {where}, port {viewer.port}")
+    if humans is not None:
+        for seat, token in sorted(humans.attach(episode).items()):
+            label = seat_name(episode, seat)
+            console.print(f"seat {seat} ({label}), human: [bold]{viewer.url}/seat/{token}[/]")
+    if args.live:
+        console.print(f"live: [bold]{viewer.url}/episode?path={Path(out).name}&live=1[/]")
+        if humans is not None:
+            console.print(
+                "[yellow]the live page shows every seat's hidden state: a seat's player "
+                "should not open it[/]"
+            )
+        elif args.live_wait > 0:
+            console.print(
+                f"waiting up to {args.live_wait:g} s for a browser to open the live page "
+                "(--live-wait 0 starts at once; --pace S slows the game down)"
+            )
+            if not viewer.wait_for_spectator(args.live_wait):
+                console.print("no browser came; playing on (the page replays it from the start)")
+    return viewer
+
+
+def seat_name(episode: Any, seat: int) -> str:
+    """A seat as the terminal names it: its colour in two-seat games, and its alias."""
+    from .episode import seat_label
+
+    colour = seat_label(episode.seats, seat, episode.aliases[seat])
+    alias = episode.aliases[seat]
+    return alias if colour == alias else f"{colour}, {alias}"
+
+
 def _cmd_recheck(args: argparse.Namespace) -> int:
     from .replay import ReplayMismatch, recheck
 
@@ -558,6 +616,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .viewer import Site, create_app
+    from .viewer.server import bind
 
     target = Path(args.path)
     if not target.exists():
@@ -567,11 +626,13 @@ def _cmd_view(args: argparse.Namespace) -> int:
         )
         return 2
     site = Site(target)
+    sock = bind(args.host, args.port)  # a port in use: one line suggesting --port
     url = f"http://{args.host}:{args.port}/"
     if site.replay:
         url += f"episode?path={site.replay}"
     console.print(f"coworld viewer: [bold]{url}[/]   (Ctrl-C stops it)")
-    uvicorn.run(create_app(target), host=args.host, port=args.port, log_level="warning")
+    config = uvicorn.Config(create_app(target), log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -759,16 +820,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--seat",
         action="append",
         required=True,
-        help="a baseline name or a policy file (.toml/.md, or .py) per seat, in seat order; "
-        "hanabi is played at as many seats as -s are given (2 to 5)",
+        help="a baseline name, a policy file (.toml/.md, or .py) or `human` (you, in the "
+        "browser: docs/human-seats.md) per seat, in seat order; hanabi is played at as "
+        "many seats as -s are given (2 to 5)",
     )
     p.add_argument("--seed", type=_SEED, default=0, help="episode seed; 0 draws one (default)")
     p.add_argument("--out", help="replay path (default runs/episodes/GAME-SEED.jsonl)")
     p.add_argument(
-        "--budget", type=_seconds(True), default=900.0, help="playBudgetSeconds (default 900)"
+        "--budget",
+        type=_seconds(True),
+        default=None,
+        help="playBudgetSeconds (default 900; with a human seat and no --timeout, a week)",
     )
     p.add_argument(
-        "--timeout", type=_seconds(True), default=60.0, help="llmTimeoutSeconds (default 60)"
+        "--timeout",
+        type=_seconds(True),
+        default=None,
+        help="llmTimeoutSeconds (default 60); also a human seat's seconds per move "
+        "(default: no clock)",
     )
     p.add_argument(
         "--pace", type=_seconds(False), default=0.0, help="paceSeconds between plies (default 0)"
@@ -790,7 +859,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--port",
         type=_int_in(1, 65535),
         default=8765,
-        help="viewer port with --live (default 8765)",
+        help="viewer port with --live or a human seat (default 8765)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="viewer address with --live or a human seat (default 127.0.0.1 only)",
+    )
+    p.add_argument(
+        "--live-wait",
+        type=_seconds(False),
+        default=LIVE_WAIT_SECONDS,
+        help="with --live, seconds to wait for a browser before the first move (default 60)",
     )
     p.set_defaults(run=_cmd_play)
 

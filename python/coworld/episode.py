@@ -32,6 +32,7 @@ from .games import FAMILIES, family_module, game
 from .replay import FORMAT_VERSION, JsonLinesWriter
 from .sdk.canonical import canonical_json
 from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
+from .seats.human import HumanPolicy
 from .seats.infra import ModelTimeout
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
 from .seats.python_policy import PythonPolicy, PythonSeat
@@ -80,7 +81,7 @@ class Decision:
     """How one move came to be: who made it, after which failures, at what cost."""
 
     move: str
-    origin: str  # scripted | model | retry | policy (a Python policy) | fallback
+    origin: str  # scripted | model | retry | policy (a Python policy) | human | fallback
     # unparseable | illegal | timeout | no-credentials | error (a Python policy's exception)
     cause: str | None = None
     reply: Reply | None = None
@@ -340,7 +341,7 @@ class Episode:
         baseline that took 10 ms or more before): the files are written out first,
         as before a model call, so a viewer does not wait on its computing."""
         policy = self.policies[seat]
-        if isinstance(policy, PythonPolicy):
+        if isinstance(policy, PythonPolicy | HumanPolicy):
             return True
         return isinstance(policy, BaselinePolicy) and self._slowest[seat] >= SLOW_PLY_SECONDS
 
@@ -405,6 +406,8 @@ class Episode:
             return Decision(self.state.baseline_move(policy.name), "scripted")
         if isinstance(policy, PythonPolicy):
             return self._ask_python(seat, policy)
+        if isinstance(policy, HumanPolicy):
+            return await self._ask_human(seat, policy)
         if not self.claude_enabled:
             return self._fallback("no-credentials", [], Usage())
         return await self._ask_claude(seat, policy)
@@ -423,6 +426,20 @@ class Episode:
         if verdict.reply is None:
             return self._fallback(verdict.cause or "error", calls, Usage())
         return Decision(verdict.reply.move, "policy", None, verdict.reply, calls)
+
+    async def _ask_human(self, seat: int, policy: HumanPolicy) -> Decision:
+        """Wait for the person at the seat's link; only a timeout (if one was set)
+        plays the fallback."""
+        if policy.table is None or policy.table.episode is not self:
+            raise ConfigError(
+                f"seat {seat} is a human seat: play it with `coworld play` (which serves "
+                "its link) or give the episode a HumanTable",
+                "policy",
+            )
+        reply, record = await policy.table.ask(seat)
+        if reply is None:
+            return self._fallback("timeout", [record], Usage())
+        return Decision(reply.move, "human", None, reply, [record])
 
     def _fallback(self, cause: str, calls: list[dict[str, Any]], usage: Usage) -> Decision:
         move = self.state.baseline_move(self.family.FALLBACK)

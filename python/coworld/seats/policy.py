@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from .human import HUMAN, HumanPolicy
 from .python_policy import PythonPolicy, load_python_policy
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -80,16 +81,19 @@ class ClaudePolicy:
         return {"type": "enabled", "budget_tokens": int(self.thinking)}
 
 
-Policy = BaselinePolicy | ClaudePolicy | PythonPolicy
+Policy = BaselinePolicy | ClaudePolicy | PythonPolicy | HumanPolicy
 
 #: Suffixes of policy files (anything else names a baseline).
 POLICY_FILES = (".toml", ".md", ".markdown", ".py")
 
 
 def load_policy(spec: str | Policy) -> Policy:
-    """A baseline name, or a path to a policy file (`.toml`, `.md` or `.py`)."""
-    if isinstance(spec, BaselinePolicy | ClaudePolicy | PythonPolicy):
+    """A baseline name, `human` (a person at the seat's link), or a path to a policy
+    file (`.toml`, `.md` or `.py`)."""
+    if isinstance(spec, BaselinePolicy | ClaudePolicy | PythonPolicy | HumanPolicy):
         return spec
+    if spec == HUMAN:
+        return HumanPolicy()
     path = Path(spec)
     if path.suffix not in POLICY_FILES:
         return BaselinePolicy(spec)

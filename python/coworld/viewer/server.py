@@ -5,7 +5,9 @@ given (anything else is a 404) and streams replays that are still being written.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -21,7 +23,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import _core
+from ..errors import ConfigError
 from ..replay import ReplayUnreadable, read_lines
+from ..seats.human import HumanTable
+from .inspector import calls_of
+from .seat_routes import seat_routes
 
 STATIC = Path(__file__).parent / "static"
 
@@ -42,6 +48,8 @@ class Site:
         else:
             self.root, self.replay = path, None
             self.database = path / "league.db" if (path / "league.db").is_file() else None
+        #: Live streams opened so far (`play --live` waits for the first).
+        self.spectators = 0
 
     def resolve(self, rel: str | None) -> Path:
         """A path under the root, or 404: no traversal, no symlink escapes, no absolutes."""
@@ -59,7 +67,13 @@ class Site:
         return str(p.relative_to(self.root)) if p.is_relative_to(self.root) else None
 
 
-def create_app(path: str | Path) -> Starlette:
+def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Starlette:
+    """The viewer: spectator pages for `path` (a replay, a league directory or its
+    database; None: none), and the links of `humans`' seats."""
+    seats = seat_routes(humans) if humans is not None else []
+    static = Mount("/static", StaticFiles(directory=STATIC), name="static")
+    if path is None:  # a seat's player gets no spectator page to peek at
+        return Starlette(routes=[*seats, static])
     site = Site(path)
 
     async def index(request: Request) -> Any:
@@ -145,6 +159,7 @@ def create_app(path: str | Path) -> Starlette:
 
     async def stream(request: Request) -> StreamingResponse:
         target = site.resolve(request.query_params.get("path"))
+        site.spectators += 1
         return StreamingResponse(
             _tail(target, request),
             media_type="text/event-stream",
@@ -157,8 +172,12 @@ def create_app(path: str | Path) -> Starlette:
     async def files(request: Request) -> FileResponse:
         return FileResponse(site.resolve(request.path_params["rel"]))
 
-    return Starlette(
+    async def calls(request: Request) -> JSONResponse:
+        return JSONResponse(calls_of(site.resolve(request.query_params.get("path"))))
+
+    app = Starlette(
         routes=[
+            *seats,
             Route("/", index),
             Route("/episode", episode),
             Route("/api/info", info),
@@ -168,10 +187,13 @@ def create_app(path: str | Path) -> Starlette:
             Route("/api/replay", replay),
             Route("/api/stream", stream),
             Route("/api/live", live),
+            Route("/api/calls", calls),
             Route("/files/{rel:path}", files),
-            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            static,
         ]
     )
+    app.state.site = site
+    return app
 
 
 #: A replay without results that has not grown for this long was cut short (a killed
@@ -291,19 +313,44 @@ def _event_type(line: str) -> str | None:
     return event.get("type") if isinstance(event, dict) else None
 
 
+class PortInUse(ConfigError):
+    """The viewer's port is taken (or the address cannot be bound)."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, or `PortInUse` with one line saying what to do."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        if err.errno == errno.EADDRINUSE:
+            raise PortInUse(
+                f"port {port} on {host} is in use (another viewer?); choose another with "
+                "--port N",
+                "--port",
+            ) from None
+        raise PortInUse(f"cannot listen on {host}:{port}: {err.strerror}", "--host") from None
+    return sock
+
+
 class ViewerServer:
     """uvicorn in a background thread (for `coworld play --live` and tests)."""
 
-    def __init__(self, path: str | Path, host: str = "127.0.0.1", port: int = 0) -> None:
-        import socket
-
+    def __init__(
+        self,
+        path: str | Path | None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        humans: HumanTable | None = None,
+    ) -> None:
         import uvicorn
 
-        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind((host, port))
+        self._socket = bind(host, port)
         self.host, self.port = self._socket.getsockname()[:2]
-        config = uvicorn.Config(create_app(path), log_level="warning", lifespan="off")
+        self.app = create_app(path, humans)
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
@@ -312,6 +359,14 @@ class ViewerServer:
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
+
+    def wait_for_spectator(self, seconds: float) -> bool:
+        """Wait up to `seconds` for a browser to open a live stream; whether one did."""
+        site = getattr(self.app.state, "site", None)
+        until = time.monotonic() + seconds
+        while site is not None and site.spectators == 0 and time.monotonic() < until:
+            time.sleep(0.05)
+        return site is not None and site.spectators > 0
 
     def start(self) -> ViewerServer:
         self._thread.start()

@@ -528,7 +528,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         f"{results['plies']} plies; score {results['score']}"
     )
     console.print(f"replay: {out}   (check it: coworld recheck {out})")
-    if viewer is not None:
+    if viewer is not None and args.live:
         console.print("the viewer keeps serving the replay; Ctrl-C stops it")
         try:
             import threading

@@ -33,6 +33,8 @@ from .test_hanabi_leaks import quiet_actions, shuffled_deck, variants
 from .test_viewer import browser, chromium_path  # noqa: F401 (the shared Chromium fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the browser tests leave screenshots of the seat pages (default: tmp_path).
+SHOTS = os.environ.get("COWORLD_SCREENSHOTS")
 
 
 class Game:
@@ -373,12 +375,14 @@ BROWSER_GAMES = {
 
 
 def choose(game: Game, seat: int) -> str:
-    """The move the test clicks: the first legal one (quoridor: the pawn step that
-    brings the pawn nearest its goal, so the game ends in a few dozen plies)."""
+    """The move the test clicks: the first legal one (quoridor: a vertical wall first,
+    then the pawn step that brings the pawn nearest its goal, so the game ends soon)."""
     state = game.episode.state
     legal = state.legal_moves()
     if state.resolved_game != "quoridor":
         return str(legal[0])
+    if state.view()["wallsLeft"][seat] == 10:
+        return next(m for m in legal if m.endswith("v"))
     steps = [m for m in legal if m[-1] not in "hv"]
     return min(steps, key=lambda m: state.apply(m).view()["distToGoal"][seat])
 
@@ -405,7 +409,7 @@ def click_move(page: Any, move: str) -> None:
 def open_seat(browser: Any, server: ViewerServer, game: Game, seat: int) -> tuple[Any, list]:  # noqa: F811
     page = browser.new_page()
     responses: list[Any] = []
-    page.on("response", responses.append)
+    page.on("response", lambda r: responses.append(r))
     page.goto(f"{server.url}/seat/{game.tokens[seat]}")
     page.wait_for_selector("#status[data-turn]")
     return page, responses
@@ -447,7 +451,7 @@ def test_a_full_game_played_by_clicking(name, browser, tmp_path):  # noqa: F811
         game.start()
         play_by_clicks(game, {seat: page})
         page.wait_for_selector("#status[data-turn='over']")
-        page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=True)
+        page.screenshot(path=str(SHOTS or tmp_path) + f"/{name}.png", full_page=True)
         assert "what a Claude seat is sent" in page.inner_text("#observation")
         served = bodies(responses)
         page.close()

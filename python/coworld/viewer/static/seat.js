@@ -28,6 +28,8 @@ async function refresh() {
 async function play(move) {
   if (sending) return;
   sending = true;
+  $("#status").textContent = `sending ${move}`;
+  $("#status").dataset.turn = "sending";
   const body = { move, say: $("#say").value, notes: $("#notes").value };
   try {
     const response = await fetch(BASE + "/move", {

@@ -173,6 +173,7 @@ function render() {
   feed();
   bubbles();
   endcard();
+  inspect(state.plies[state.step - 1], alias);
   $("#scrub").max = String(maxStep());
   $("#scrub").value = String(state.step);
   $("#step").textContent = `${state.step}/${maxStep()}`;
@@ -215,6 +216,7 @@ async function main() {
       if (!state.header) return;
       if (state.plies.length === 0 || document.querySelector("#seats").childElementCount === 0) renderSeats();
       if (atEnd) state.step = maxStep();
+      if (state.plies.length && state.plies[state.plies.length - 1].usage) loadCalls(path);
       render();
     };
     source.addEventListener("end", () => { source.close(); $("#live").textContent = "finished"; });
@@ -231,6 +233,7 @@ async function main() {
     return;
   }
   JSON.parse(body).forEach(ingest);
+  await loadCalls(path);
   renderSeats();
   go(params.has("step") ? parseInt(params.get("step"), 10) : 0);
 }

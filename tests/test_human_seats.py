@@ -506,3 +506,54 @@ def test_an_illegal_click_shows_the_reason_and_changes_nothing(browser, tmp_path
         page.close()
         game.thread.join(timeout=30)
     assert game.results["decisions"][1]["human"] == 1
+
+
+# ---- leagues -------------------------------------------------------------------------
+
+
+def test_a_league_fields_a_human_one_episode_at_a_time(tmp_path):
+    from coworld.league import LeagueDB, LeagueRun, parse_league
+    from coworld.league.ranking import standings
+
+    config = parse_league(
+        {
+            "name": "people",
+            "games": ["connect-four"],
+            "policies": ["human", "random"],
+            "episodes": 2,
+            "seed": 3,
+            "replays": 1,
+            "out": str(tmp_path / "out"),
+        },
+        base_dir=tmp_path,
+    )
+    run = LeagueRun(config, progress=False)
+    report: list[Any] = []
+    league = threading.Thread(target=lambda: report.append(run.run()), daemon=True)
+    league.start()
+    until = time.monotonic() + 60
+    while run.humans is None and time.monotonic() < until:
+        time.sleep(0.01)
+    assert run.humans is not None
+    base = run.humans.server.url
+    episodes_seen, most_at_once = set(), 0
+    with httpx.Client(base_url=base) as http:
+        page = http.get("/").text  # the league page, served while the league plays
+        while league.is_alive() and time.monotonic() < until:
+            try:
+                links = http.get("/api/humans").json()["seats"]  # the league page's list
+            except httpx.ConnectError:  # the league ended and closed its viewer
+                break
+            most_at_once = max(most_at_once, len(links))
+            for link in links:
+                got = http.get(f"{link['path']}/view").json()
+                episodes_seen.add(link["path"])
+                if got["yourTurn"]:
+                    http.post(f"{link['path']}/move", json={"move": got["legalMoves"][0]})
+            time.sleep(0.01)
+    league.join(timeout=5)
+    assert report and most_at_once == 1  # one seat of one episode at a time
+    assert len(episodes_seen) == 4  # a fresh link per episode: 2 per seat order
+    assert "humans-card" in page
+    rows = {(s.policy, s.game): s for s in standings(LeagueDB(report[0].database).episodes("people"))}
+    assert rows[("human", "connect-four")].n == 4

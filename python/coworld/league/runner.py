@@ -38,6 +38,7 @@ from ..seats.infra import (
     retryable_cause,
 )
 from ..seats.policy import BaselinePolicy, ClaudePolicy
+from .human_host import HUMAN_PLAY_BUDGET_SECONDS, HumanHost, fields_a_human
 from .backend import WORKER_DIED, make_backend
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
@@ -144,6 +145,8 @@ class LeagueRun:
         self.policies = {p.name: p for p in config.policies}
         self._pairings = {p.key: p for p in self.schedule}
         self.budget_stopped = False
+        #: Serves the links of human seats while the league plays (None: no human).
+        self.humans: HumanHost | None = None
 
     def is_scripted(self, pairing: Pairing) -> bool:
         return all(isinstance(self.policies[n], BaselinePolicy) for n in pairing.seats)
@@ -202,6 +205,8 @@ class LeagueRun:
         finally:
             self.backend.close()
             db.close()
+            if self.humans is not None:
+                self.humans.close()
 
     def _incomplete(self, db: LeagueDB) -> list[tuple[str, int, int]]:
         out = []
@@ -395,6 +400,9 @@ class LeagueRun:
         ]
         if not queue:
             return 0
+        if fields_a_human(self.config.policies) and self.humans is None:
+            self.humans = HumanHost(self.config.out, self.console)
+            self.policies = {n: self.humans.seated(p) for n, p in self.policies.items()}
         shared = self._shared(db)
         # What exists now (modules, the client's tables) lives as long as the run:
         # full collections need not scan it again while episodes play. Nearly every
@@ -423,9 +431,9 @@ class LeagueRun:
         played = 0
         while queue and not self._stopping:
             again = []
-            for result in self.backend.map_episodes(
-                self._jobs(queue, db), self.config.concurrency, shared
-            ):
+            # a person plays one episode at a time
+            concurrency = 1 if self.humans is not None else self.config.concurrency
+            for result in self.backend.map_episodes(self._jobs(queue, db), concurrency, shared):
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
                 if not self.backend.records_calls and result.usage.calls:
@@ -569,13 +577,17 @@ class LeagueRun:
             if self._budget_exhausted(db):
                 self.budget_stopped = True
                 return
+            policies = tuple(self.policies[n] for n in p.seats)
+            clock = self.config.clock
+            if fields_a_human(policies):
+                clock = replace(clock, play_budget_seconds=HUMAN_PLAY_BUDGET_SECONDS)
             yield EpisodeJob(
                 p.key,
                 idx,
                 p.game,
-                tuple(self.policies[n] for n in p.seats),
+                policies,
                 p.seed(idx),
-                self.config.clock,
+                clock,
                 self.config.settings_for(p.game),
                 str(self._replay_path(p, idx)),
                 self.infra,

@@ -13,10 +13,12 @@ from ..episode import Clock, Episode
 from ..seats.budget import BudgetExhausted
 from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
+from ..seats.human import HumanPolicy
 from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
 from .shared_budget import Caps, SharedLedger
+from .human_host import fields_a_human
 from .storage import Chunk, EpisodeRow, LeagueDB, VoidEpisode, now
 
 #: A game's settings as the core takes them (`{"seats": 4}` for Hanabi), or None.
@@ -103,8 +105,11 @@ def run_chunk(job: ChunkJob) -> Chunk:
 
 
 def computes(job: EpisodeJob) -> bool:
-    """True when a seat runs Python code (a Python policy): CPU work, not waiting."""
-    return any(isinstance(p, PythonPolicy) for p in job.policies)
+    """True when a seat runs Python code (a Python policy): CPU work, not waiting.
+    An episode with a human seat stays in the driver, where its link is served."""
+    return any(isinstance(p, PythonPolicy) for p in job.policies) and not fields_a_human(
+        job.policies
+    )
 
 
 def play_episode(
@@ -158,6 +163,10 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
         client=shared.client,
         on_usage=(lambda usage: on_call(job, usage)) if on_call else None,
     )
+    for policy in job.policies:  # a person at a seat: deal this episode's links
+        if isinstance(policy, HumanPolicy) and policy.table is not None:
+            policy.table.attach(episode)
+            break
     try:
         results = await episode.run()
     except InfraFailure as err:

@@ -20,7 +20,7 @@ import asyncio
 import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -121,16 +121,38 @@ class HumanTable:
         self._rejected: dict[int, int] = {}
         #: Seats whose page has read the final position.
         self.saw_end: set[int] = set()
+        #: Hears each episode's links as they are dealt (a league prints them).
+        self.on_attach: Callable[[Episode, dict[int, str]], None] | None = None
 
     def attach(self, episode: Episode) -> dict[int, str]:
         """Deal a fresh token to each human seat of `episode`: {seat: token}."""
-        self.episode = episode
-        self.tokens = {
-            secrets.token_urlsafe(24): seat
-            for seat, p in enumerate(episode.policies)
-            if isinstance(p, HumanPolicy)
-        }
-        return {seat: token for token, seat in self.tokens.items()}
+        with self._lock:
+            self.episode = episode
+            self.tokens = {
+                secrets.token_urlsafe(24): seat
+                for seat, p in enumerate(episode.policies)
+                if isinstance(p, HumanPolicy)
+            }
+            self.saw_end = set()
+        seats = {seat: token for token, seat in self.tokens.items()}
+        if self.on_attach is not None:
+            self.on_attach(episode, seats)
+        return seats
+
+    def links(self) -> list[dict[str, Any]]:
+        """The episode in play's human seats and their link paths (the league page)."""
+        episode = self.episode
+        if episode is None or episode.state.is_terminal:
+            return []
+        return [
+            {
+                "game": episode.state.resolved_game,
+                "seat": seat,
+                "alias": episode.aliases[seat],
+                "path": f"/seat/{token}",
+            }
+            for token, seat in sorted(self.tokens.items(), key=lambda t: t[1])
+        ]
 
     def seat_of(self, token: str) -> int | None:
         """The seat a token names, compared in constant time; None: no seat."""

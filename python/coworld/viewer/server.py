@@ -172,6 +172,9 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
     async def files(request: Request) -> FileResponse:
         return FileResponse(site.resolve(request.path_params["rel"]))
 
+    async def human_links(request: Request) -> JSONResponse:
+        return JSONResponse({"seats": humans.links() if humans is not None else []})
+
     async def calls(request: Request) -> JSONResponse:
         return JSONResponse(calls_of(site.resolve(request.query_params.get("path"))))
 
@@ -188,6 +191,7 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
             Route("/api/stream", stream),
             Route("/api/live", live),
             Route("/api/calls", calls),
+            Route("/api/humans", human_links),
             Route("/files/{rel:path}", files),
             static,
         ]

@@ -72,6 +72,25 @@ async function loadLive() {
   }
 }
 
+// A league that fields `human`: the link of each human seat of the episode in play.
+async function loadHumans() {
+  const response = await fetch("/api/humans");
+  const seats = response.ok ? (await response.json()).seats : [];
+  $("#humans-card").hidden = seats.length === 0;
+  const list = $("#humans-list");
+  list.replaceChildren();
+  for (const s of seats) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = s.path;
+    a.textContent = `${s.game}: seat ${s.seat} (${s.alias})`;
+    li.append(a);
+    list.append(li);
+  }
+}
+
 loadLeague();
 loadLive();
+loadHumans();
 setInterval(loadLive, 5000);
+setInterval(loadHumans, 2000);

@@ -193,9 +193,7 @@ def test_the_observation_is_what_a_claude_seat_is_sent(tmp_path):
     assert game.waiting_for(1)
     got = TestClient(create_app(None, game.table)).get(f"/seat/{game.tokens[1]}/view").json()
     ep = game.episode
-    sent = ep.family.observation_text(
-        ep.state, 1, notes="", operator_prompt="", aliases=ep.aliases
-    )
+    sent = ep.family.observation_text(ep.state, 1, notes="", operator_prompt="", aliases=ep.aliases)
     assert got["observation"] == sent and "Legal moves" in got["legalText"]
     game.table.timeout = 0.05  # the rest goes to the clock: the fallback plays
     game.table.submit(1, {"move": got["legalMoves"][0]})
@@ -239,7 +237,7 @@ def test_a_fog_link_serves_nothing_of_the_unseen_opponent():
     mine = ["a1", "a2", "a3", "a4"]
     theirs = {"far": ["e5", "e4", "e3", "e2"], "near": ["d5", "d4", "c5", "e1"]}
     streams = {
-        name: payload_stream(reducer, [m for pair in zip(mine, t) for m in pair], 0)
+        name: payload_stream(reducer, [m for pair in zip(mine, t, strict=True) for m in pair], 0)
         for name, t in theirs.items()
     }
     assert assert_no_information_leak(run=streams.__getitem__, variants=list(streams)) == 2
@@ -333,7 +331,9 @@ def test_view_on_a_port_in_use_says_to_choose_another_port(tmp_path):
         lines = [x for x in text.splitlines() if x.strip()]
         assert len(lines) == 1 and "--port" in lines[0] and f"port {port}" in lines[0]
         assert "Errno" not in text and "Traceback" not in text
-        with coworld_cli("play", "hex", "-s", "random", "-s", "random", "--live", "--port", port) as proc:
+        with coworld_cli(
+            "play", "hex", "-s", "random", "-s", "random", "--live", "--port", port
+        ) as proc:
             text, _ = proc.communicate(timeout=60)
         assert proc.returncode != 0 and "--port N" in text and "Traceback" not in text
 
@@ -493,7 +493,9 @@ def test_an_illegal_click_shows_the_reason_and_changes_nothing(browser, tmp_path
         page.wait_for_selector("#error:not([hidden])")
         assert taken in page.inner_text("#error") and "not played" in page.inner_text("#error")
         legal = page.inner_text("#legal")
-        assert legal.startswith("Legal moves: ") and taken not in legal.split(": ", 1)[1].split(", ")
+        assert legal.startswith("Legal moves: ") and taken not in legal.split(": ", 1)[1].split(
+            ", "
+        )
         assert game.episode.state is before and 1 in game.table._waiting
         page.fill("#move", "zz")  # typed notation is answered the same way
         page.click("#send")
@@ -555,5 +557,7 @@ def test_a_league_fields_a_human_one_episode_at_a_time(tmp_path):
     assert report and most_at_once == 1  # one seat of one episode at a time
     assert len(episodes_seen) == 4  # a fresh link per episode: 2 per seat order
     assert "humans-card" in page
-    rows = {(s.policy, s.game): s for s in standings(LeagueDB(report[0].database).episodes("people"))}
+    rows = {
+        (s.policy, s.game): s for s in standings(LeagueDB(report[0].database).episodes("people"))
+    }
     assert rows[("human", "connect-four")].n == 4

@@ -38,9 +38,9 @@ from ..seats.infra import (
     retryable_cause,
 )
 from ..seats.policy import BaselinePolicy, ClaudePolicy
-from .human_host import HUMAN_PLAY_BUDGET_SECONDS, HumanHost, fields_a_human
 from .backend import WORKER_DIED, make_backend
 from .config import LeagueConfig
+from .human_host import HUMAN_PLAY_BUDGET_SECONDS, HumanHost, fields_a_human
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
 from .work import ChunkJob, EpisodeJob, Shared, play_episode

@@ -12,13 +12,13 @@ from typing import Any
 from ..episode import Clock, Episode
 from ..seats.budget import BudgetExhausted
 from ..seats.claude import ClaudeClient, Usage, has_credentials
-from ..seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 from ..seats.human import HumanPolicy
+from ..seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
-from .shared_budget import Caps, SharedLedger
 from .human_host import fields_a_human
+from .shared_budget import Caps, SharedLedger
 from .storage import Chunk, EpisodeRow, LeagueDB, VoidEpisode, now
 
 #: A game's settings as the core takes them (`{"seats": 4}` for Hanabi), or None.

@@ -198,7 +198,9 @@ class HumanTable:
                     },
                 ) from None
             del self._waiting[seat]
-        reply = Reply(move=canonical, say=truncate(say, SAY_LIMIT), notes=truncate(notes, NOTES_LIMIT))
+        reply = Reply(
+            move=canonical, say=truncate(say, SAY_LIMIT), notes=truncate(notes, NOTES_LIMIT)
+        )
         loop, future = waiting
         loop.call_soon_threadsafe(_resolve, future, reply)
         return {"played": canonical}

@@ -331,8 +331,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         if err.errno == errno.EADDRINUSE:
             raise PortInUse(
-                f"port {port} on {host} is in use (another viewer?); choose another with "
-                "--port N",
+                f"port {port} on {host} is in use (another viewer?); choose another with --port N",
                 "--port",
             ) from None
         raise PortInUse(f"cannot listen on {host}:{port}: {err.strerror}", "--host") from None

@@ -188,6 +188,24 @@ def test_a_script_plays_a_human_seat_through_the_api(tmp_path):
     assert final["notes"] == "mine" and "mine" in final["observation"]
 
 
+@pytest.mark.parametrize("game_id", coworld.GAMES)
+def test_every_game_id_can_be_played_from_a_link(game_id, tmp_path):
+    out = tmp_path / f"{game_id}.jsonl"
+    fallback = "tactician" if coworld.catalog()[game_id]["family"] == "gauntlet" else None
+    opponent = fallback or ("conventions" if game_id == "hanabi" else "probe")
+    game = Game(game_id, [opponent, "human"], seed=12, out=out)
+    client = TestClient(create_app(None, game.table))
+    link = f"/seat/{game.tokens[1]}"
+    game.start()
+    while game.waiting_for(1):
+        got = client.get(f"{link}/view").json()
+        assert got["view"] == game.episode.state.view_for(1) and got["yourTurn"]
+        client.post(f"{link}/move", json={"move": got["legalMoves"][-1]})
+    game.thread.join()
+    assert game.results["decisions"][1] == {"human": game.episode.moves[1]}
+    assert recheck(out)["score"] == game.results["score"]
+
+
 def test_the_observation_is_what_a_claude_seat_is_sent(tmp_path):
     game = Game("hex", ["tactician", "human"], seed=2).start()
     assert game.waiting_for(1)
@@ -368,6 +386,8 @@ def test_play_live_waits_for_a_spectator_and_says_so(tmp_path):
 
 BROWSER_GAMES = {
     "hex": (["human", "tactician"], 3),
+    "breakthrough": (["tactician", "human"], 3),
+    "connect-four": (["human", "tactician"], 3),
     "recon-hex-5": (["probe", "human"], 4),
     "quoridor": (["human", "tactician"], 5),
     "hanabi": (["human", "conventions"], 6),
@@ -396,6 +416,12 @@ def click_move(page: Any, move: str) -> None:
     elif words[0] == "hint":
         page.click(f"[data-target='{words[1]}']")
         page.click(f"button[data-hint='{words[2]} {words[3]}']")
+    elif "-" in move:  # breakthrough: the piece, then where it goes
+        origin, target = move.split("-")
+        page.click(f"[data-cell='{origin}']", force=True)
+        page.click(f"[data-cell='{target}']", force=True)
+    elif len(move) == 1:  # connect-four: any cell of the column
+        page.click(f"[data-cell='{move}3']", force=True)
     elif "+" in move:
         anchor, cell = move.split("+")
         page.click(f"[data-cell='{anchor}']", force=True)
@@ -561,3 +587,17 @@ def test_a_league_fields_a_human_one_episode_at_a_time(tmp_path):
         (s.policy, s.game): s for s in standings(LeagueDB(report[0].database).episodes("people"))
     }
     assert rows[("human", "connect-four")].n == 4
+
+
+def test_live_serves_the_spectator_stream_beside_the_seat_links(tmp_path):
+    out = tmp_path / "live.jsonl"
+    game = Game("dark-hex-5", ["human", "probe"], seed=3, out=out).start()
+    assert game.waiting_for(0)
+    client = TestClient(create_app(tmp_path, game.table))
+    assert client.get("/api/live").json()["live"] == ["live.jsonl"]  # as it happens
+    assert client.get(f"/seat/{game.tokens[0]}/view").json()["yourTurn"]
+    assert client.get("/api/humans").json()["seats"][0]["path"] == f"/seat/{game.tokens[0]}"
+    game.table.timeout = 0.01
+    game.table.submit(0, {"move": "c3"})
+    game.thread.join(timeout=30)
+    assert client.get("/api/humans").json()["seats"] == []  # the episode is over

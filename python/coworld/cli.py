@@ -512,8 +512,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     finally:
         if waiting is not None:
             waiting.stop()
-        if has_humans and viewer is not None and not args.live:
-            humans.wait_for_pages(HUMAN_PAGE_GRACE_SECONDS)  # let each page show the end
+        if viewer is not None and not args.live:
+            if episode.state.is_terminal:  # let each seat's page show the end
+                humans.wait_for_pages(HUMAN_PAGE_GRACE_SECONDS)
             viewer.stop()
     winner = results.get("winner")
     who = (

@@ -569,9 +569,14 @@ def _serve_play(args: argparse.Namespace, out: str, episode: Any, humans: Any) -
     if humans is not None:
         for seat, token in sorted(humans.attach(episode).items()):
             label = seat_name(episode, seat)
-            console.print(f"seat {seat} ({label}), human: [bold]{viewer.url}/seat/{token}[/]")
+            console.print(  # one line, never wrapped: the link must stay whole
+                f"seat {seat} ({label}), human: [bold]{viewer.url}/seat/{token}[/]",
+                soft_wrap=True,
+            )
     if args.live:
-        console.print(f"live: [bold]{viewer.url}/episode?path={Path(out).name}&live=1[/]")
+        console.print(
+            f"live: [bold]{viewer.url}/episode?path={Path(out).name}&live=1[/]", soft_wrap=True
+        )
         if humans is not None:
             console.print(
                 "[yellow]the live page shows every seat's hidden state: a seat's player "

@@ -48,7 +48,8 @@ class HumanHost:
         for seat, token in sorted(tokens.items()):
             self.console.print(
                 escape(f"{episode.state.resolved_game} seed {episode.seed}: seat {seat} ")
-                + f"({episode.aliases[seat]}), human: [bold]{self.server.url}/seat/{token}[/]"
+                + f"({episode.aliases[seat]}), human: [bold]{self.server.url}/seat/{token}[/]",
+                soft_wrap=True,
             )
 
     def close(self) -> None:

@@ -38,7 +38,7 @@ from ..seats.infra import (
     retryable_cause,
 )
 from ..seats.policy import BaselinePolicy, ClaudePolicy
-from .backend import WORKER_DIED, make_backend
+from .backend import WORKER_DIED, LocalBackend, make_backend
 from .config import LeagueConfig
 from .human_host import HUMAN_PLAY_BUDGET_SECONDS, HumanHost, fields_a_human
 from .schedule import Pairing, build_schedule
@@ -401,6 +401,10 @@ class LeagueRun:
         if not queue:
             return 0
         if fields_a_human(self.config.policies) and self.humans is None:
+            if not isinstance(self.backend, LocalBackend):  # the link is served here
+                raise ConfigError(
+                    "a league that fields `human` runs on the local backend", "backend"
+                )
             self.humans = HumanHost(self.config.out, self.console)
             self.policies = {n: self.humans.seated(p) for n, p in self.policies.items()}
         shared = self._shared(db)

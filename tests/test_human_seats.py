@@ -601,3 +601,36 @@ def test_live_serves_the_spectator_stream_beside_the_seat_links(tmp_path):
     game.table.submit(0, {"move": "c3"})
     game.thread.join(timeout=30)
     assert client.get("/api/humans").json()["seats"] == []  # the episode is over
+
+
+def test_what_a_page_receives_passes_the_leak_check(browser, tmp_path):  # noqa: F811
+    """Two games whose opponent plays different cells the seat never meets: the seat's
+    page receives the same answers at every decision and at the end."""
+    received = {}
+    for name, cells in {
+        "file e": ["e1", "e2", "e3", "e4", "e5"],
+        "file d": ["d1", "d2", "d3", "d4", "d5"],
+    }.items():
+        game = Game("dark-hex-5", ["human", "human"], seed=6)
+        with ViewerServer(None, humans=game.table) as server:
+            page, responses = open_seat(browser, server, game, 0)
+            game.start()
+            for cell in cells:
+                assert game.waiting_for(0)
+                before = game.episode.state
+                page.wait_for_selector("#status[data-turn='yours']")
+                click_move(page, choose(game, 0))
+                while game.episode.state is before:
+                    time.sleep(0.005)
+                assert game.waiting_for(1)
+                game.table.submit(1, {"move": cell})
+            game.thread.join(timeout=30)
+            page.wait_for_selector("#status[data-turn='over']")
+            served = bodies(responses)
+            page.close()
+        views = [b for url, _, b in served if url.endswith("/view")]
+        decisions = [b for b in views if b["yourTurn"]] + [views[-1]]
+        # the page polls: a position may be answered more than once
+        received[name] = [b for i, b in enumerate(decisions) if i == 0 or b != decisions[i - 1]]
+    assert game.results["winner"] == 1
+    assert assert_no_information_leak(run=received.__getitem__, variants=list(received)) == 2

@@ -12,11 +12,17 @@ let payload = null;      // the last answer of ./view
 let lastBody = "";       // its text, to redraw only on a change
 let picked = [];         // clicks so far toward one move (an anchor, a piece, a card, a hint target)
 let sending = false;
+let asked = 0;           // ./view requests sent so far
+let floor = 0;           // answers to requests up to this one are stale: dropped
 
 async function refresh() {
+  if (sending) return;
+  const mine = ++asked;
   let response;
   try { response = await fetch(BASE + "/view", { cache: "no-store" }); } catch (e) { return; }
   const body = await response.text();
+  if (mine <= floor) return;  // an older position than the one on screen
+  floor = mine;
   if (!response.ok) { showError(JSON.parse(body).error || body, ""); return; }
   if (body === lastBody) return;
   lastBody = body;
@@ -45,6 +51,7 @@ async function play(move) {
       showError(answer.error, answer.legalText);
     }
   } finally {
+    floor = asked;  // whatever was asked before the move is stale now
     picked = [];
     sending = false;
     lastBody = "";

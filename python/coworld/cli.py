@@ -427,6 +427,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .seats.claude import has_credentials
     from .seats.human import HumanPolicy, HumanTable
     from .seats.policy import BaselinePolicy, ClaudePolicy, load_policy
+    from .viewer.play import HUMAN_PAGE_GRACE_SECONDS, play_budget, serve_play
 
     for flag, value in (("--budget", args.budget), ("--timeout", args.timeout)):
         if value is not None and value <= 0:
@@ -450,7 +451,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             )
         spec = {"game": args.game, "seats": len(policies)}
     clock = Clock(
-        play_budget_seconds=args.budget or _play_budget(has_humans, args.timeout),
+        play_budget_seconds=args.budget or play_budget(has_humans, args.timeout),
         llm_timeout_seconds=args.timeout or 60.0,
         pace_seconds=args.pace,
     )
@@ -494,7 +495,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     label = f" · {variant} ·" if variant else ""
     console.print(f"[bold]{episode.state.resolved_game}[/]{label} seed {episode.seed}: {names}")
 
-    viewer = _serve_play(args, out, episode, humans if has_humans else None)
+    viewer = serve_play(args, out, episode, humans if has_humans else None, console)
 
     # A model or a Python policy may take seconds a move: say who the feed waits on
     # (a terminal only; the status line is erased when the next move prints).
@@ -538,67 +539,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             viewer.stop()
     return 0
-
-
-HUMAN_PAGE_GRACE_SECONDS = 10.0
-#: `play --live` waits this long (by default) for a browser before the first move.
-LIVE_WAIT_SECONDS = 60.0
-
-
-def _play_budget(has_humans: bool, timeout: float | None) -> float:
-    """The episode's wall clock unless --budget is given: 900 s, or (a person at a seat
-    and no --timeout) a week, so a person is never hurried."""
-    return 604_800.0 if has_humans and timeout is None else 900.0
-
-
-def _serve_play(args: argparse.Namespace, out: str, episode: Any, humans: Any) -> Any:
-    """Start the viewer for `play`: the live spectator page (--live), the link of
-    each human seat. Returns the server, or None when neither is wanted."""
-    if not args.live and humans is None:
-        return None
-    from .viewer import ViewerServer
-
-    path = None
-    if args.live:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text("")  # the viewer may open the stream before the first line
-        path = Path(out).parent
-    viewer = ViewerServer(path, host=args.host, port=args.port, humans=humans).start()
-    where = "127.0.0.1 only (--host to change)" if args.host == "127.0.0.1" else args.host
-    console.print(f"viewer listening on {where}, port {viewer.port}")
-    if humans is not None:
-        for seat, token in sorted(humans.attach(episode).items()):
-            label = seat_name(episode, seat)
-            console.print(  # one line, never wrapped: the link must stay whole
-                f"seat {seat} ({label}), human: [bold]{viewer.url}/seat/{token}[/]",
-                soft_wrap=True,
-            )
-    if args.live:
-        console.print(
-            f"live: [bold]{viewer.url}/episode?path={Path(out).name}&live=1[/]", soft_wrap=True
-        )
-        if humans is not None:
-            console.print(
-                "[yellow]the live page shows every seat's hidden state: a seat's player "
-                "should not open it[/]"
-            )
-        elif args.live_wait > 0:
-            console.print(
-                f"waiting up to {args.live_wait:g} s for a browser to open the live page "
-                "(--live-wait 0 starts at once; --pace S slows the game down)"
-            )
-            if not viewer.wait_for_spectator(args.live_wait):
-                console.print("no browser came; playing on (the page replays it from the start)")
-    return viewer
-
-
-def seat_name(episode: Any, seat: int) -> str:
-    """A seat as the terminal names it: its colour in two-seat games, and its alias."""
-    from .episode import seat_label
-
-    colour = seat_label(episode.seats, seat, episode.aliases[seat])
-    alias = episode.aliases[seat]
-    return alias if colour == alias else f"{colour}, {alias}"
 
 
 def _cmd_recheck(args: argparse.Namespace) -> int:
@@ -875,7 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--live-wait",
         type=_seconds(False),
-        default=LIVE_WAIT_SECONDS,
+        default=60.0,
         help="with --live, seconds to wait for a browser before the first move (default 60)",
     )
     p.set_defaults(run=_cmd_play)

@@ -1,0 +1,85 @@
+"""The budget holds whoever the opponent is: every Claude call, in the driver or in a
+worker process, reserves against the league's one budget and is recorded; the
+start-up check respects it; episodes near the cap are admitted only while the
+budget left can finish them. Against the local Messages API server."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from coworld.league import LeagueDB, LeagueRun, parse_league
+from coworld.seats.infra import InfraPolicy
+
+from .mock_anthropic import MockAnthropic, user_text
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+FAST = InfraPolicy(
+    patience_seconds=20.0, base_delay=0.01, max_delay=0.2, min_calls=6, probe_seconds=0.05
+)
+
+
+def random_legal(body, n):
+    """A model that plays a random legal move named in the prompt (or its retry)."""
+    text = user_text(body)
+    legal = re.search(r"[Ll]egal moves?(?: \(\d+\))?:?\s*\n?(.*)", text)
+    moves = re.findall(r"[\w+-]+", legal.group(1)) if legal else []
+    return ("text", json.dumps({"move": random.Random(n).choice(moves) if moves else "d"}))
+
+
+@pytest.fixture
+def api(monkeypatch):
+    state = {"script": random_legal}
+    with MockAnthropic(lambda body, n: state["script"](body, n)) as mock:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+        mock.state = state  # type: ignore[attr-defined]
+        yield mock
+
+
+def league(tmp_path: Path, **fields):
+    (tmp_path / "p.md").write_text(
+        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
+    )
+    (tmp_path / "rnd.py").write_text((EXAMPLES / "random_bot.py").read_text())
+    raw = {
+        "name": "t",
+        "games": ["connect-four"],
+        "policies": ["p.md", "rnd.py"],
+        "episodes": 10,
+        "seed": 4,
+        "replays": 0,
+        "concurrency": 4,
+        "out": str(tmp_path / "out"),
+        **fields,
+    }
+    return parse_league(raw, base_dir=tmp_path)
+
+
+def test_a_claude_seat_against_a_python_policy_keeps_the_budget(tmp_path, api):
+    """The Claude-vs-Python episodes run in worker processes: their calls reserve
+    against the same budget as the driver's own episodes (Claude vs `random`) and
+    every one of them is in the `calls` table."""
+    config = league(tmp_path, policies=["p.md", "rnd.py", "random"], budget={"max_cost_usd": 0.01})
+    report = LeagueRun(config, progress=False, infra=FAST).run()
+    db = LeagueDB(config.database)
+    try:
+        spent = db.spent("t")
+        assert report.budget_stopped and report.missing > 0
+        assert spent.cost_usd <= 0.01
+        # every answered call, the start-up check's included, is recorded
+        assert spent.calls == api.answered == len(api.requests)
+        # the summary adds up: scored and void episodes' usage plus the check
+        check = db.conn.execute(
+            "SELECT COALESCE(SUM(calls), 0) FROM calls WHERE pairing='preflight'"
+        ).fetchone()[0]
+        assert db.usage("t").calls + check == spent.calls
+        mixed = [r for r in db.runner_rows("t") if {"rnd", "house"} == set(r.seats)]
+        assert mixed and all(r.usage.calls for r in mixed)
+        assert db.conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 0
+    finally:
+        db.close()

@@ -83,3 +83,48 @@ def test_a_claude_seat_against_a_python_policy_keeps_the_budget(tmp_path, api):
         assert db.conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 0
     finally:
         db.close()
+
+
+def test_a_zero_budget_sends_no_call_not_even_the_start_up_check(tmp_path, api):
+    config = league(tmp_path, policies=["p.md", "random"], budget={"max_cost_usd": 0})
+    report = LeagueRun(config, progress=False, infra=FAST).run()
+    assert report.budget_stopped and report.played_now == 0
+    assert api.requests == []
+
+
+def adaptive(tmp_path: Path, **fields):
+    return league(
+        tmp_path,
+        policies=["tactician", "random", "p.md"],
+        episodes=2,
+        schedule="adaptive",
+        concurrency=2,
+        budget={"max_episodes": 40},
+        **fields,
+    )
+
+
+def test_the_start_up_check_runs_once_per_run_not_once_per_round(tmp_path, api):
+    run = LeagueRun(adaptive(tmp_path), progress=False, infra=FAST)
+    rounds: list[object] = []
+    run._show_round = rounds.append  # type: ignore[method-assign]
+    run.run()
+    db = LeagueDB(run.config.database)
+    try:
+        checks = db.conn.execute("SELECT COUNT(*) FROM calls WHERE pairing='preflight'")
+        assert len(rounds) > 1 and checks.fetchone()[0] == 1
+    finally:
+        db.close()
+
+
+def test_after_an_outage_stops_the_league_adaptive_plays_no_more_rounds(tmp_path, api):
+    api.state["script"] = lambda body, n: ("status", 529)
+    patient = InfraPolicy(
+        patience_seconds=0.5, base_delay=0.01, max_delay=0.05, min_calls=2, probe_seconds=0.05
+    )
+    run = LeagueRun(adaptive(tmp_path, infra_patience=0.5), progress=False, infra=patient)
+    rounds: list[object] = []
+    run._show_round = rounds.append  # type: ignore[method-assign]
+    report = run.run()
+    assert report.stopped and "unavailable" in report.stopped
+    assert rounds == []  # the first round stopped on the outage: no round after it

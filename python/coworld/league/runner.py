@@ -27,7 +27,7 @@ from rich.progress import (
 from rich.text import Text
 
 from ..errors import ConfigError
-from ..seats.budget import Ledger
+from ..seats.budget import BudgetExhausted, Ledger, worst_case
 from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import (
     CircuitBreaker,
@@ -70,6 +70,7 @@ def missing_ranges(done: set[int], total: int, chunk: int) -> Iterator[tuple[int
 YOUNG_GC_THRESHOLD = 20_000
 
 PING: list[dict[str, Any]] = [{"role": "user", "content": "ping"}]
+CHECK_PROMPT = "Reply with one word."
 
 #: Episodes cut short by the league itself (not the API): a plain rerun plays them.
 CUT_CAUSES = ("budget", "interrupted")
@@ -144,6 +145,14 @@ class LeagueRun:
         self.policies = {p.name: p for p in config.policies}
         self._pairings = {p.key: p for p in self.schedule}
         self.budget_stopped = False
+        #: The run's client, ledger and call writer, made by the first Claude episodes.
+        self._shared_once: Shared | None = None
+
+    @property
+    def halted(self) -> bool:
+        """The run stopped dispatching (budget, outage, refusal, Ctrl-C, a dead
+        worker): a gate or an adaptive schedule plays no further round."""
+        return self._stopping
 
     def is_scripted(self, pairing: Pairing) -> bool:
         return all(isinstance(self.policies[n], BaselinePolicy) for n in pairing.seats)
@@ -395,7 +404,11 @@ class LeagueRun:
         ]
         if not queue:
             return 0
-        shared = self._shared(db)
+        if self._shared_once is None:  # once per run: not once per round of a gate or adaptive
+            self._shared_once = self._shared(db)
+        shared = self._shared_once
+        if self._stopping:  # the start-up check found no budget for a single call
+            return 0
         # What exists now (modules, the client's tables) lives as long as the run:
         # full collections need not scan it again while episodes play. Nearly every
         # object a call makes is freed by its reference count, so young collections
@@ -502,8 +515,16 @@ class LeagueRun:
             try:
                 for model, policy in models.items():
                     probe = replace(policy, max_tokens=1, thinking=None, effort=None)
+                    worst = worst_case(probe, CHECK_PROMPT, PING)
+                    try:  # the check is a call like any other: within the budget
+                        if self.ledger is not None:
+                            self.ledger.reserve(worst)
+                    except BudgetExhausted:
+                        self.budget_stopped = True
+                        return
+                    answer = None
                     try:
-                        answer = await client.ask(probe, "Reply with one word.", PING)
+                        answer = await client.ask(probe, CHECK_PROMPT, PING)
                     except InfraFailure as err:
                         if err.fatal:
                             raise ConfigError(
@@ -514,9 +535,10 @@ class LeagueRun:
                         continue  # unavailable for now: the breaker handles it in the run
                     except ModelTimeout:
                         continue
+                    finally:
+                        if self.ledger is not None:
+                            self.ledger.settle(worst, answer.usage if answer else None)
                     db.add_call(self.config.name, "preflight", 0, answer.usage)
-                    if self.ledger is not None:
-                        self.ledger.spent.add(answer.usage)
             finally:
                 await client.close()
 

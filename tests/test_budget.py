@@ -128,3 +128,46 @@ def test_after_an_outage_stops_the_league_adaptive_plays_no_more_rounds(tmp_path
     report = run.run()
     assert report.stopped and "unavailable" in report.stopped
     assert rounds == []  # the first round stopped on the outage: no round after it
+
+
+def gate(tmp_path: Path, *extra: str) -> list[str]:
+    (tmp_path / "p.md").write_text(
+        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
+    )
+    return [
+        "gate",
+        str(tmp_path / "p.md"),
+        "random",
+        "--games",
+        "connect-four",
+        "--batch",
+        "4",
+        "--out",
+        str(tmp_path / "g"),
+        *extra,
+    ]
+
+
+def test_a_gate_shows_its_spend_and_stops_at_its_budget_with_exit_5(tmp_path, api, capsys):
+    from coworld.cli import main as cli
+
+    assert cli(gate(tmp_path, "--budget", "0.01")) == 5
+    out = " ".join(capsys.readouterr().out.split())
+    db = LeagueDB(tmp_path / "g" / "league.db")
+    try:
+        spent = db.spent("gate: house vs random")
+    finally:
+        db.close()
+    assert 0 < spent.cost_usd <= 0.01 and spent.calls == api.answered
+    assert f"spent {spent.tokens:,} tokens (${spent.cost_usd:.2f} of the $0.01 budget)" in out
+    assert "stopped by the budget" in out and "inconclusive" not in out
+
+
+def test_a_gate_stopped_by_an_outage_says_so_and_exits_4(tmp_path, api, capsys):
+    from coworld.cli import main as cli
+
+    api.state["script"] = lambda body, n: ("status", 529)
+    assert cli(gate(tmp_path, "--patience", "0.5")) == 4
+    out = " ".join(capsys.readouterr().out.split())
+    assert "stopped by infrastructure" in out and "unavailable (http-529)" in out
+    assert "inconclusive" not in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ from rich.table import Table
 from . import GAMES, _core, simulate
 from .errors import I64, MAX_EPISODES, MAX_THREADS, ConfigError, CoworldError
 from .games import catalog
+from .seats.infra import DEFAULT_PATIENCE_SECONDS
 
 if TYPE_CHECKING:
     from .league import LeagueConfig
@@ -381,6 +383,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             threads=args.threads,
             clock=Clock(llm_timeout_seconds=args.timeout),
+            max_cost_usd=args.budget,
+            infra_patience=args.patience,
         )
         config.check()
         bounds = config.bounds
@@ -412,11 +416,20 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     except CoworldError as err:
         console.print(f"[bold red]error:[/] {err}")
         return 3
-    colour = {0: "green", 1: "red", 2: "yellow"}[result.exit_code]
+    colour = {0: "green", 1: "red", 2: "yellow"}.get(result.exit_code, "red")
     last = result.steps[-1]
+    if result.spent.calls:
+        spent = result.spent
+        budget = config.max_cost_usd
+        cap = f" of the ${budget:.2f} budget" if budget is not None else ""
+        console.print(
+            f"spent {spent.tokens:,} tokens (${spent.cost_usd:.2f}{cap}) in {spent.calls:,} "
+            "Claude calls, every run of this gate included"
+        )
+    stopped = f" ({escape(result.stopped)}; rerun to resume)" if result.stopped else ""
     console.print(
-        f"[{colour}]{result.verdict}[/]: LLR {last.llr:+.2f} after {last.pairs} seed pairs "
-        f"({last.episodes} episodes); database {config.league().database}"
+        f"[{colour}]{result.verdict}[/]{stopped}: LLR {last.llr:+.2f} after {last.pairs} seed "
+        f"pairs ({last.episodes} episodes); database {config.league().database}"
     )
     return result.exit_code
 
@@ -613,6 +626,17 @@ def _seconds(positive: bool) -> Callable[[str], float]:
     return parse
 
 
+def _usd(text: str) -> float:
+    """An argparse type: a finite amount of US dollars, at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < math.inf:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be a finite amount of USD, at least 0, not {text}")
+    return value
+
+
 _SEED = _int_in(*I64)
 _THREADS = _int_in(1, MAX_THREADS)
 
@@ -705,8 +729,9 @@ def build_parser() -> argparse.ArgumentParser:
             "decides (with --anchor: the same policy on two engine builds, through a "
             "league database the other build recorded). Exit 0: not worse (H1, "
             "elo >= elo1); 1: worse (H0, elo <= elo0); "
-            "2: inconclusive at --max-episodes; 3: bad input. Resumable: rerun the "
-            "same command after a kill."
+            "2: inconclusive at --max-episodes; 3: bad input; 4: stopped by "
+            "infrastructure (an API outage past the patience, refused requests); 5: "
+            "stopped by --budget. Resumable: rerun the same command after a kill."
         ),
     )
     p.add_argument("candidate", help="baseline name or policy file (.md/.toml/.py)")
@@ -741,6 +766,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--threads", type=_THREADS, default=None, help="batch-simulator threads")
     p.add_argument("--timeout", type=_seconds(True), default=60.0, help="llmTimeoutSeconds (60)")
+    p.add_argument(
+        "--budget",
+        type=_usd,
+        default=None,
+        metavar="USD",
+        help="cap on what the gate's Claude calls cost, every run of it included (none)",
+    )
+    p.add_argument(
+        "--patience",
+        type=_seconds(True),
+        default=DEFAULT_PATIENCE_SECONDS,
+        help="seconds the API may be unavailable before the gate stops (exit 4) (300)",
+    )
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
     p.set_defaults(run=_cmd_gate)
     _exit_3_on_usage_errors(p)

@@ -154,6 +154,13 @@ class LeagueRun:
         worker): a gate or an adaptive schedule plays no further round."""
         return self._stopping
 
+    @property
+    def halt_reason(self) -> str | None:
+        """Why the run stopped dispatching, in words (None: it did not)."""
+        if self.budget_stopped and not self._stop_reason():
+            return "the budget cannot cover another episode"
+        return self._stop_reason()
+
     def is_scripted(self, pairing: Pairing) -> bool:
         return all(isinstance(self.policies[n], BaselinePolicy) for n in pairing.seats)
 

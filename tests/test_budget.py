@@ -5,30 +5,20 @@ budget left can finish them. Against the local Messages API server."""
 
 from __future__ import annotations
 
-import json
-import random
-import re
 from pathlib import Path
 
 import pytest
 
+import coworld
 from coworld.league import LeagueDB, LeagueRun, parse_league
 from coworld.seats.infra import InfraPolicy
 
-from .mock_anthropic import MockAnthropic, user_text
+from .mock_anthropic import MockAnthropic, billed_by_size, random_legal
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FAST = InfraPolicy(
     patience_seconds=20.0, base_delay=0.01, max_delay=0.2, min_calls=6, probe_seconds=0.05
 )
-
-
-def random_legal(body, n):
-    """A model that plays a random legal move named in the prompt (or its retry)."""
-    text = user_text(body)
-    legal = re.search(r"[Ll]egal moves?(?: \(\d+\))?:?\s*\n?(.*)", text)
-    moves = re.findall(r"[\w+-]+", legal.group(1)) if legal else []
-    return ("text", json.dumps({"move": random.Random(n).choice(moves) if moves else "d"}))
 
 
 @pytest.fixture
@@ -171,3 +161,55 @@ def test_a_gate_stopped_by_an_outage_says_so_and_exits_4(tmp_path, api, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "stopped by infrastructure" in out and "unavailable (http-529)" in out
     assert "inconclusive" not in out
+
+
+def test_league_plan_works_with_a_python_policy(tmp_path, capsys):
+    from coworld.cli import main as cli
+
+    league(tmp_path)  # writes p.md and rnd.py
+    (tmp_path / "l.toml").write_text(
+        'name = "t"\ngames = ["connect-four"]\npolicies = ["p.md", "rnd.py"]\nepisodes = 2\n'
+    )
+    assert cli(["league", "plan", str(tmp_path / "l.toml")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "up to 84 calls" in out  # 2 pairings x 2 episodes x 21 decisions of a 42-ply cap
+    assert "fallback baseline in every Claude and Python seat" in out
+
+
+def sometimes_unreadable(body, n):
+    """The random model, whose first answer to one decision in ten is unreadable."""
+    if n % 10 == 3 and len(body["messages"]) == 1:
+        return ("text", "I would rather not say.")
+    return random_legal(body, n)
+
+
+@pytest.mark.parametrize("game", coworld.GAMES)
+def test_the_plans_up_to_bounds_a_run_on_every_game(tmp_path, monkeypatch, game):
+    """Against a model playing random legal moves (retrying one decision in ten),
+    billed a token per 3 bytes: the plan's "up to" bounds what the run spent."""
+    from coworld.league.plan import plan
+
+    config = league(
+        tmp_path,
+        games={game: {"seats": 2} if game == "hanabi" else {}},
+        policies=["p.md", "random"],
+        episodes=3,
+        concurrency=8,
+    )
+    rows = plan(config)
+    with MockAnthropic(sometimes_unreadable, usage=billed_by_size) as mock:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+        LeagueRun(config, progress=False, infra=FAST).run()
+    db = LeagueDB(config.database)
+    try:
+        spent = db.usage("t")  # the episodes' calls (the start-up check is not planned)
+        retries = sum(
+            sum(d.get("retry", 0) + d.get("fallback", 0) for d in r.decisions)
+            for r in db.runner_rows("t")
+        )
+    finally:
+        db.close()
+    assert spent.calls - retries <= sum(r.calls_max for r in rows)
+    assert spent.tokens <= sum(r.input_tokens_max + r.output_tokens_max for r in rows)
+    assert spent.cost_usd <= sum(r.cost_usd for r in rows)

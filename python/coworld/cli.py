@@ -268,7 +268,7 @@ def _cmd_league_run(args: argparse.Namespace) -> int:
 
 def _cmd_league_plan(args: argparse.Namespace) -> int:
     from .league import load_league
-    from .league.plan import PILOT, plan
+    from .league.plan import METHOD, plan
 
     config = load_league(args.league)
     rows = plan(config)
@@ -276,27 +276,26 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
         console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
         return 0
     t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
-    for col in ("pairing", "episodes", "calls", "input tok", "output tok (max)", "cost $ (max)"):
+    for col in ("pairing", "episodes", "calls", "calls (max)", "tokens (max)", "cost $ (max)"):
         t.add_column(col, justify="left" if col == "pairing" else "right")
     for r in rows:
         t.add_row(
             escape(r.pairing),
             f"{r.episodes:,}",
             f"{r.calls:,.0f}",
-            f"{r.input_tokens:,.0f}",
-            f"{r.output_tokens_max:,.0f}",
+            f"{r.calls_max:,}",
+            f"{r.input_tokens_max + r.output_tokens_max:,.0f}",
             f"{r.cost_usd:,.2f}",
         )
     console.print(t)
     calls = sum(r.calls for r in rows)
-    tokens = sum(r.input_tokens + r.output_tokens_max for r in rows)
+    calls_max = sum(r.calls_max for r in rows)
+    tokens = sum(r.input_tokens_max + r.output_tokens_max for r in rows)
     cost = sum(r.cost_usd for r in rows)
     console.print(
-        f"total: about {calls:,.0f} calls, up to {tokens:,.0f} tokens, up to ${cost:,.2f} "
-        f"(plies from {PILOT} pilot episodes per pairing with the fallback baseline in the "
-        "Claude seats; input at 4 bytes a token; output at max_tokens; retries not counted). "
-        f"The budget reserves up to {max(r.reserve_per_call for r in rows):,} tokens per call "
-        "in flight.",
+        f"total: about {calls:,.0f} calls; up to {calls_max:,} calls, {tokens:,.0f} tokens, "
+        f"${cost:,.2f} ({METHOD}). The budget reserves up to "
+        f"{max(r.reserve_per_call for r in rows):,} tokens per call in flight.",
         soft_wrap=False,
     )
     return 0

@@ -13,7 +13,7 @@ import coworld
 from coworld.league import LeagueDB, LeagueRun, parse_league
 from coworld.seats.infra import InfraPolicy
 
-from .mock_anthropic import MockAnthropic, billed_by_size, random_legal
+from .mock_anthropic import MockAnthropic, billed_at_worst, billed_by_size, random_legal
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FAST = InfraPolicy(
@@ -54,13 +54,13 @@ def test_a_claude_seat_against_a_python_policy_keeps_the_budget(tmp_path, api):
     """The Claude-vs-Python episodes run in worker processes: their calls reserve
     against the same budget as the driver's own episodes (Claude vs `random`) and
     every one of them is in the `calls` table."""
-    config = league(tmp_path, policies=["p.md", "rnd.py", "random"], budget={"max_cost_usd": 0.01})
+    config = league(tmp_path, policies=["p.md", "rnd.py", "random"], budget={"max_cost_usd": 0.05})
     report = LeagueRun(config, progress=False, infra=FAST).run()
     db = LeagueDB(config.database)
     try:
         spent = db.spent("t")
         assert report.budget_stopped and report.missing > 0
-        assert spent.cost_usd <= 0.01
+        assert spent.cost_usd <= 0.05
         # every answered call, the start-up check's included, is recorded
         assert spent.calls == api.answered == len(api.requests)
         # the summary adds up: scored and void episodes' usage plus the check
@@ -213,3 +213,30 @@ def test_the_plans_up_to_bounds_a_run_on_every_game(tmp_path, monkeypatch, game)
     assert spent.calls - retries <= sum(r.calls_max for r in rows)
     assert spent.tokens <= sum(r.input_tokens_max + r.output_tokens_max for r in rows)
     assert spent.cost_usd <= sum(r.cost_usd for r in rows)
+
+
+@pytest.mark.parametrize("billing", [billed_by_size, billed_at_worst])
+def test_a_budget_stop_at_high_concurrency_wastes_little(tmp_path, monkeypatch, billing):
+    """64 episodes in flight, a cap that covers about a third of the league: the
+    episodes still in flight at the stop, void and unscored, took at most 10% of
+    the spend, and the cap held."""
+    cap = 0.40
+    config = league(
+        tmp_path,
+        policies=["p.md", "random"],
+        episodes=60,
+        concurrency=64,
+        budget={"max_cost_usd": cap},
+    )
+    with MockAnthropic(random_legal, usage=billing) as mock:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+        report = LeagueRun(config, progress=False, infra=FAST).run()
+    db = LeagueDB(config.database)
+    try:
+        spent, scored = db.spent("t"), db.usage("t", voided=False)
+    finally:
+        db.close()
+    assert report.budget_stopped and 0 < report.episodes < 120
+    assert spent.cost_usd <= cap and spent.calls == mock.answered
+    assert spent.cost_usd - scored.cost_usd <= 0.10 * spent.cost_usd

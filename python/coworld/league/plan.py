@@ -28,7 +28,7 @@ from ..episode import Episode
 from ..games import catalog
 from ..seats.budget import BYTES_PER_TOKEN as BOUND_BYTES_PER_TOKEN
 from ..seats.budget import worst_case
-from ..seats.claude import price_of
+from ..seats.claude import Usage, price_of
 from ..seats.policy import BaselinePolicy, ClaudePolicy, Policy
 from ..seats.reply import NOTES_LIMIT
 from ..simulate import simulate
@@ -140,3 +140,25 @@ def _longest_prompts(
                 longest[seat] = max(longest[seat], size)
             state = state.apply(state.baseline_move(stand_in))
     return longest
+
+
+def episode_bounds(config: LeagueConfig, p: Pairing) -> tuple[int, Usage]:
+    """For admitting episodes near the budget: the most calls an episode of `p` makes
+    without retries (every decision the ply cap allows), and one call's worst case
+    at its first prompt."""
+    policies = {q.name: q for q in config.policies}
+    seats = [policies[n] for n in p.seats]
+    claude = [s for s in seats if isinstance(s, ClaudePolicy)]
+    episode = Episode(
+        {"game": p.game, **(config.settings_for(p.game) or {})}, seats, seed=p.seed(0)
+    )
+    worst = Usage()
+    for i, policy in enumerate(seats):
+        if isinstance(policy, ClaudePolicy):
+            observation = episode.family.observation_text(
+                episode.state, i, notes="", operator_prompt=policy.prompt, aliases=episode.aliases
+            )
+            messages = [{"role": "user", "content": observation}]
+            call = worst_case(policy, episode._system_prompt(policy), messages)
+            worst = max(worst, call, key=lambda u: u.cost_usd)
+    return decisions_max(p.game, len(seats)) * len(claude), worst

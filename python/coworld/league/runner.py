@@ -8,6 +8,7 @@ import asyncio
 import gc
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
@@ -38,8 +39,10 @@ from ..seats.infra import (
     retryable_cause,
 )
 from ..seats.policy import BaselinePolicy, ClaudePolicy
+from .admission import Admission
 from .backend import WORKER_DIED, make_backend
 from .config import LeagueConfig
+from .plan import episode_bounds
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
 from .work import ChunkJob, EpisodeJob, Shared, play_episode
@@ -135,6 +138,7 @@ class LeagueRun:
         #: alone): the league stops dispatching; the episode is void.
         self.worker_died: str | None = None
         self.ledger: Ledger | None = None
+        self.admission: Admission | None = None
         self.spent_before: Usage | None = None
         self.interrupted = False
         self.cut_short = 0
@@ -441,11 +445,14 @@ class LeagueRun:
         name = self.config.name
         advance(0)  # the rate starts with the first runner episode
         played = 0
-        while queue and not self._stopping:
+        waiting = deque(queue)  # what a pass held back near the budget stays for the next
+        while waiting and not self._stopping:
             again = []
             for result in self.backend.map_episodes(
-                self._jobs(queue, db), self.config.concurrency, shared
+                self._jobs(waiting, db), self.config.concurrency, shared
             ):
+                if self.admission is not None:
+                    self.admission.finished(result)
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
                 if not self.backend.records_calls and result.usage.calls:
@@ -466,7 +473,7 @@ class LeagueRun:
                     self.refused = result.cause  # a bad key or model: no retry helps
                 elif voids[key] <= self.config.void_retries:
                     again.append((self._pairings[result.pairing], result.idx))
-            queue = again
+            waiting.extend(again)
             self.interrupted = self.interrupted or self.backend.interrupted
         return played
 
@@ -502,9 +509,16 @@ class LeagueRun:
         )
         self._preflight(db)
         db.clear_reservations(name)
+        self.admission = Admission(self.ledger, live=self.backend.shares)
+        admission = self.admission
+
+        def on_call(job: EpisodeJob, usage: Usage) -> None:
+            db.add_call(name, job.pairing, job.idx, usage)
+            admission.on_call(job.pairing, job.idx, usage)
+
         return Shared(
             client,
-            lambda job, usage: db.add_call(name, job.pairing, job.idx, usage),
+            on_call,
             calls_to=(str(db.path.resolve()), name),
             budget=(c.max_tokens, c.max_cost_usd) if c.max_tokens or c.max_cost_usd else None,
         )
@@ -575,6 +589,16 @@ class LeagueRun:
             self.ledger.spent = db.spent(self.config.name)
         return self.ledger.exhausted
 
+    def _admits(self, p: Pairing) -> bool:
+        """Whether the budget left covers finishing every episode in flight and one
+        more of `p` (`admission`). With none in flight one episode may always try
+        (its first call must still fit): at most it is lost, and it measures."""
+        if self.admission is None:
+            return True
+        if p.key not in self.admission.pairings:
+            self.admission.know(p.key, *episode_bounds(self.config, p))
+        return self.admission.in_flight == 0 or self.admission.admits(p.key)
+
     def _wait_while_paused(self) -> bool:
         """Hold dispatching while the API is unavailable. With no call left to probe
         it, let one episode through (its first call is the probe). False: the pause
@@ -589,15 +613,23 @@ class LeagueRun:
             time.sleep(0.02)
         return True
 
-    def _jobs(self, queue: list[tuple[Pairing, int]], db: LeagueDB) -> Iterator[EpisodeJob]:
-        """Jobs, pulled one by one: none while the API is unavailable, none once the
-        budget cannot cover another call."""
-        for p, idx in queue:
+    def _jobs(self, queue: deque[tuple[Pairing, int]], db: LeagueDB) -> Iterator[EpisodeJob]:
+        """Jobs, taken from `queue` one by one: none while the API is unavailable, none
+        once the budget cannot cover another call. Near the cap, an episode the budget
+        left cannot finish beside those in flight waits for them (this pass ends and
+        the next takes it up)."""
+        while queue:
+            p, idx = queue[0]
             if not self._wait_while_paused() or self._stopping:
                 return
             if self._budget_exhausted(db):
                 self.budget_stopped = True
                 return
+            if not self._admits(p):
+                return
+            queue.popleft()
+            if self.admission is not None:
+                self.admission.started(p.key, idx)
             yield EpisodeJob(
                 p.key,
                 idx,

@@ -498,7 +498,7 @@ class LeagueRun:
             before = db.usage(name)
         self.ledger = Ledger(c.max_tokens, c.max_cost_usd, spent=before)
         self.spent_before = before
-        if (c.max_tokens or c.max_cost_usd) and before.calls:
+        if self._capped and before.calls:
             self.console.print(self._budget_line(before))
         self.breaker = CircuitBreaker(self.infra)
         client = ClaudeClient(
@@ -520,8 +520,12 @@ class LeagueRun:
             client,
             on_call,
             calls_to=(str(db.path.resolve()), name),
-            budget=(c.max_tokens, c.max_cost_usd) if c.max_tokens or c.max_cost_usd else None,
+            budget=(c.max_tokens, c.max_cost_usd) if self._capped else None,
         )
+
+    @property
+    def _capped(self) -> bool:
+        return self.config.max_tokens is not None or self.config.max_cost_usd is not None
 
     def _preflight(self, db: LeagueDB) -> None:
         """One cheap call per distinct model before the league starts: an unknown

@@ -105,7 +105,8 @@ class Admission:
             used = self._flight.get((pairing, idx))
             if used is not None:
                 used.add(usage)
-            self.pairings[pairing].answered.add(usage)
+            if pairing in self.pairings:
+                self.pairings[pairing].answered.add(usage)
 
     def finished(self, result: EpisodeRow | VoidEpisode) -> None:
         with self._lock:

@@ -9,13 +9,18 @@ Tests point the real `anthropic` client at it through `base_url`. Each POST to
   ("status", code)                 an HTTP error (404, 429, 500, 529, ...), retry-after 0
   ("status", code, retry_after)    the same with the given `retry-after` seconds
   ("drop",)                        the connection closes without an answer
-Usage: input tokens 100 + n, 20 output, cache 50 (written on call 0, read after).
+Usage: input tokens 100 + n, 20 output, cache 50 (written on call 0, read after);
+or what the mock's `usage(body, n, text)` returns (`billed_by_size`: a token per 3
+bytes of prompt and reply; `billed_at_worst`: every call at its `max_tokens`).
 Every request is recorded (body and headers) for the test to inspect.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import random
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -50,10 +55,51 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024  # a league at concurrency 64 connects in bursts
 
 
+Billing = Callable[[dict[str, Any], int, str], dict[str, int]]
+
+
+def _prompt_bytes(body: dict[str, Any]) -> int:
+    system = "".join(b.get("text", "") for b in body.get("system") or [])
+    return len(system.encode()) + len(json.dumps(body.get("messages") or []).encode())
+
+
+def billed_by_size(body: dict[str, Any], n: int, text: str) -> dict[str, int]:
+    """A token per 3 bytes of prompt (all plain input) and of reply."""
+    return {
+        "input_tokens": math.ceil(_prompt_bytes(body) / 3),
+        "output_tokens": max(1, math.ceil(len(text.encode()) / 3)),
+    }
+
+
+def billed_at_worst(body: dict[str, Any], n: int, text: str) -> dict[str, int]:
+    """Every call billed its whole `max_tokens` of output."""
+    return {**billed_by_size(body, n, text), "output_tokens": int(body["max_tokens"])}
+
+
+def random_legal(body: dict[str, Any], n: int) -> tuple:
+    """A model that plays a random legal move of any game, read from the prompt (or
+    from its retry message): Hanabi's numbered JSON lines, the fog games' legal
+    attempts (recon-hex-5 also senses at one of them), the gauntlet's legal moves."""
+    text = user_text(body)
+    rng = random.Random(n)
+    options = re.findall(r"^\s*\d+\. (\{.*\})\s*$", text, re.M)
+    if options:
+        return ("text", rng.choice(options))
+    listed = re.search(r"[Ll]egal (?:moves|attempts)(?: \(\d+\))?:?\s*\n?(.*)", text)
+    moves = re.findall(r"[a-z]+\d*[a-z]?(?:[+-][a-z]\d+)?", listed.group(1)) if listed else []
+    reply: dict[str, str] = {"move": rng.choice(moves) if moves else "d"}
+    if "sense" in text and moves:
+        reply["sense"] = rng.choice(moves)
+    return ("text", json.dumps(reply))
+
+
 class MockAnthropic:
-    def __init__(self, script: Script, keep_alive: bool = False) -> None:
+    def __init__(
+        self, script: Script, keep_alive: bool = False, usage: Billing | None = None
+    ) -> None:
         self.script = script
         self.keep_alive = keep_alive
+        self.usage = usage
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         #: Replies (status 200) written out in full.
@@ -129,7 +175,9 @@ class MockAnthropic:
                         "content": content,
                         "stop_reason": "end_turn",
                         "stop_sequence": None,
-                        "usage": {
+                        "usage": mock.usage(body, n, action[-1])
+                        if mock.usage
+                        else {
                             "input_tokens": 100 + n,
                             "output_tokens": 20,
                             "cache_creation_input_tokens": 50 if n == 0 else 0,

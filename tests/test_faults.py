@@ -405,7 +405,8 @@ def test_league_plan_estimates_calls_tokens_and_cost_before_a_run(tmp_path, caps
         names = ["tactician" if i == claude_seat else n for i, n in enumerate(p.seats)]
         pilot = simulate("connect-four", names, PILOT, p.base_seed)
         assert rows[p.key].calls == pytest.approx(pilot.plies.mean() / 2 * p.episodes)
-        assert rows[p.key].output_tokens_max == pytest.approx(rows[p.key].calls * 1024)
+        assert rows[p.key].calls_max == p.episodes * 21  # a seat's turns in 42 plies
+        assert rows[p.key].output_tokens_max == rows[p.key].calls_max * 1024
     assert cli(["league", "plan", str(tmp_path / "p.md").replace("p.md", "l.toml")]) == 2
     (tmp_path / "l.toml").write_text(
         'name = "t"\ngames = ["connect-four"]\npolicies = ["random", "p.md"]\nepisodes = 2\n'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ from rich.table import Table
 from . import GAMES, _core, simulate
 from .errors import I64, MAX_EPISODES, MAX_THREADS, ConfigError, CoworldError
 from .games import catalog
+from .seats.infra import DEFAULT_PATIENCE_SECONDS
 
 if TYPE_CHECKING:
     from .league import LeagueConfig
@@ -266,7 +268,7 @@ def _cmd_league_run(args: argparse.Namespace) -> int:
 
 def _cmd_league_plan(args: argparse.Namespace) -> int:
     from .league import load_league
-    from .league.plan import PILOT, plan
+    from .league.plan import METHOD, plan
 
     config = load_league(args.league)
     rows = plan(config)
@@ -274,27 +276,26 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
         console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
         return 0
     t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
-    for col in ("pairing", "episodes", "calls", "input tok", "output tok (max)", "cost $ (max)"):
+    for col in ("pairing", "episodes", "calls", "calls (max)", "tokens (max)", "cost $ (max)"):
         t.add_column(col, justify="left" if col == "pairing" else "right")
     for r in rows:
         t.add_row(
             escape(r.pairing),
             f"{r.episodes:,}",
             f"{r.calls:,.0f}",
-            f"{r.input_tokens:,.0f}",
-            f"{r.output_tokens_max:,.0f}",
+            f"{r.calls_max:,}",
+            f"{r.input_tokens_max + r.output_tokens_max:,.0f}",
             f"{r.cost_usd:,.2f}",
         )
     console.print(t)
     calls = sum(r.calls for r in rows)
-    tokens = sum(r.input_tokens + r.output_tokens_max for r in rows)
+    calls_max = sum(r.calls_max for r in rows)
+    tokens = sum(r.input_tokens_max + r.output_tokens_max for r in rows)
     cost = sum(r.cost_usd for r in rows)
     console.print(
-        f"total: about {calls:,.0f} calls, up to {tokens:,.0f} tokens, up to ${cost:,.2f} "
-        f"(plies from {PILOT} pilot episodes per pairing with the fallback baseline in the "
-        "Claude seats; input at 4 bytes a token; output at max_tokens; retries not counted). "
-        f"The budget reserves up to {max(r.reserve_per_call for r in rows):,} tokens per call "
-        "in flight.",
+        f"total: about {calls:,.0f} calls; up to {calls_max:,} calls, {tokens:,.0f} tokens, "
+        f"${cost:,.2f} ({METHOD}). The budget reserves up to "
+        f"{max(r.reserve_per_call for r in rows):,} tokens per call in flight.",
         soft_wrap=False,
     )
     return 0
@@ -381,6 +382,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             threads=args.threads,
             clock=Clock(llm_timeout_seconds=args.timeout),
+            max_cost_usd=args.budget,
+            infra_patience=args.patience,
         )
         config.check()
         bounds = config.bounds
@@ -412,11 +415,20 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     except CoworldError as err:
         console.print(f"[bold red]error:[/] {err}")
         return 3
-    colour = {0: "green", 1: "red", 2: "yellow"}[result.exit_code]
+    colour = {0: "green", 1: "red", 2: "yellow"}.get(result.exit_code, "red")
     last = result.steps[-1]
+    if result.spent.calls:
+        spent = result.spent
+        budget = config.max_cost_usd
+        cap = f" of the ${budget:.2f} budget" if budget is not None else ""
+        console.print(
+            f"spent {spent.tokens:,} tokens (${spent.cost_usd:.2f}{cap}) in {spent.calls:,} "
+            "Claude calls, every run of this gate included"
+        )
+    stopped = f" ({escape(result.stopped)}; rerun to resume)" if result.stopped else ""
     console.print(
-        f"[{colour}]{result.verdict}[/]: LLR {last.llr:+.2f} after {last.pairs} seed pairs "
-        f"({last.episodes} episodes); database {config.league().database}"
+        f"[{colour}]{result.verdict}[/]{stopped}: LLR {last.llr:+.2f} after {last.pairs} seed "
+        f"pairs ({last.episodes} episodes); database {config.league().database}"
     )
     return result.exit_code
 
@@ -620,6 +632,17 @@ def _seconds(positive: bool) -> Callable[[str], float]:
     return parse
 
 
+def _usd(text: str) -> float:
+    """An argparse type: a finite amount of US dollars, at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < math.inf:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be a finite amount of USD, at least 0, not {text}")
+    return value
+
+
 _SEED = _int_in(*I64)
 _THREADS = _int_in(1, MAX_THREADS)
 
@@ -712,8 +735,9 @@ def build_parser() -> argparse.ArgumentParser:
             "decides (with --anchor: the same policy on two engine builds, through a "
             "league database the other build recorded). Exit 0: not worse (H1, "
             "elo >= elo1); 1: worse (H0, elo <= elo0); "
-            "2: inconclusive at --max-episodes; 3: bad input. Resumable: rerun the "
-            "same command after a kill."
+            "2: inconclusive at --max-episodes; 3: bad input; 4: stopped by "
+            "infrastructure (an API outage past the patience, refused requests); 5: "
+            "stopped by --budget. Resumable: rerun the same command after a kill."
         ),
     )
     p.add_argument("candidate", help="baseline name or policy file (.md/.toml/.py)")
@@ -748,6 +772,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--threads", type=_THREADS, default=None, help="batch-simulator threads")
     p.add_argument("--timeout", type=_seconds(True), default=60.0, help="llmTimeoutSeconds (60)")
+    p.add_argument(
+        "--budget",
+        type=_usd,
+        default=None,
+        metavar="USD",
+        help="cap on what the gate's Claude calls cost, every run of it included (none)",
+    )
+    p.add_argument(
+        "--patience",
+        type=_seconds(True),
+        default=DEFAULT_PATIENCE_SECONDS,
+        help="seconds the API may be unavailable before the gate stops (exit 4) (300)",
+    )
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
     p.set_defaults(run=_cmd_gate)
     _exit_3_on_usage_errors(p)

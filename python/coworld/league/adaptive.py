@@ -207,7 +207,7 @@ def play_adaptive(
     while True:
         number += 1
         played += run.play(db, [replace(p, episodes=targets[table_key(p)]) for p in base], advance)
-        if run.budget_stopped:
+        if run.halted:  # budget, outage, refusal: another round would play nothing
             break
         confidence, grown, chosen = plan_round(
             db.blocks(config.name),

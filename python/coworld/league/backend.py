@@ -15,6 +15,7 @@ import time
 from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any, Protocol, TypeVar
 
@@ -23,6 +24,7 @@ from ..seats.claude import ClaudeClient
 from ..seats.python_policy import PythonPolicy
 from ..seats.time_limit import HUNG_EXIT, end_hung_decisions_with
 from . import work
+from .driver_ledger import LedgerService
 from .storage import Chunk, EpisodeRow, VoidEpisode, now
 from .work import ChunkJob, EpisodeJob, Shared
 
@@ -69,6 +71,8 @@ class LocalBackend:
         self._processes: ProcessPoolExecutor | None = None
         #: Each worker-process episode in flight: its job and the pool it runs in.
         self._in_pool: dict[Future[Played], tuple[EpisodeJob, ProcessPoolExecutor]] = {}
+        #: The run's ledger and call recorder, served to worker processes (first use).
+        self._ledger: LedgerService | None = None
         self.shares = True
         self.records_calls = True
         self.interrupted = False
@@ -124,6 +128,11 @@ class LocalBackend:
         would share one interpreter lock)."""
         if not work.computes(job):
             return self.submit(work.play_async(job, shared))
+        if shared.client is not None:  # its calls reserve and record through the driver
+            if self._ledger is None:
+                self._ledger = LedgerService(shared.client.ledger, shared.on_call)
+            job = replace(job, ledger_at=self._ledger.address)
+            self._ledger.track(job)
         for _ in range(2):
             if self._processes is None:
                 spawn = multiprocessing.get_context("spawn")  # never fork a threaded driver
@@ -158,6 +167,9 @@ class LocalBackend:
             if self.cancelled:  # ended by the second Ctrl-C, not by its policy
                 return work.void_job(job, "interrupted", "stopped by Ctrl-C", None)
             return play_alone(job)
+        finally:
+            if job is not None and self._ledger is not None:
+                self._ledger.release(job)
 
     def _drop_pool(self, pool: ProcessPoolExecutor) -> None:
         if pool is self._processes:
@@ -189,6 +201,9 @@ class LocalBackend:
         if self._processes is not None:
             self._processes.shutdown()
             self._processes = None
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
         if self._loop is None:
             return
         for client in self._clients:

@@ -34,19 +34,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..episode import Clock
 from ..errors import ConfigError
+from ..exit_codes import ExitCode
 from ..games import FAMILIES
+from ..seats.claude import Usage
+from ..seats.infra import DEFAULT_PATIENCE_SECONDS
 from ..seats.policy import Policy
 from .config import LeagueConfig
 from .schedule import build_schedule
 from .stats import PENTA, SprtBounds, gsprt_llr, head_to_head_units, penta_elo, pentanomial
 from .storage import Block, LeagueDB
 
-VERDICTS = {0: "not worse", 1: "worse", 2: "inconclusive"}
+if TYPE_CHECKING:
+    from .runner import LeagueRun
+
+VERDICTS: dict[int, str] = {
+    ExitCode.OK: "not worse",
+    ExitCode.WORSE: "worse",
+    ExitCode.INCONCLUSIVE: "inconclusive",
+    ExitCode.INFRASTRUCTURE: "stopped by infrastructure",
+    ExitCode.BUDGET: "stopped by the budget",
+}
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,10 @@ class GateConfig:
     #: a build gate: the reference is `recorded.policy` as another build played it
     #: against `reference` (then the anchor) in `recorded.database`
     recorded: Recorded | None = None
+    #: the most the gate's Claude calls may cost, in USD, over every run of it (None: no cap)
+    max_cost_usd: float | None = None
+    #: seconds the API may be unavailable before the gate stops (exit 4)
+    infra_patience: float = DEFAULT_PATIENCE_SECONDS
 
     def check(self) -> None:
         if self.candidate.name == self.reference.name:
@@ -135,6 +152,8 @@ class GateConfig:
             replays=0,
             out=self.out,
             clock=self.clock,
+            max_cost_usd=self.max_cost_usd,
+            infra_patience=self.infra_patience,
         )
 
 
@@ -155,6 +174,10 @@ class GateResult:
     exit_code: int
     steps: list[GateStep]
     bounds: SprtBounds
+    #: Why the gate stopped before a verdict (an outage, the budget), or None.
+    stopped: str | None = None
+    #: What every run of this gate spent on Claude calls so far.
+    spent: Usage = field(default_factory=Usage)
 
     @property
     def verdict(self) -> str:
@@ -328,12 +351,27 @@ def run_gate(
             steps.append(step)
             if on_step:
                 on_step(step)
+            spent = db.spent(league.name)
             if llr >= bounds.upper:
-                return GateResult(0, steps, bounds)
+                return GateResult(ExitCode.OK, steps, bounds, spent=spent)
             if llr <= bounds.lower:
-                return GateResult(1, steps, bounds)
-            if target >= cap_pairs or run.budget_stopped:
-                return GateResult(2, steps, bounds)
+                return GateResult(ExitCode.WORSE, steps, bounds, spent=spent)
+            if run.halted:  # the next batch would play nothing: say why, not "inconclusive"
+                code = _halt_code(run)
+                return GateResult(code, steps, bounds, run.halt_reason, spent)
+            if target >= cap_pairs:
+                return GateResult(ExitCode.INCONCLUSIVE, steps, bounds, spent=spent)
     finally:
         run.backend.close()  # the run's shared client and worker pools
         db.close()
+
+
+def _halt_code(run: LeagueRun) -> ExitCode:
+    """The exit status of a gate whose run stopped dispatching: the budget, the API
+    (an outage past the patience, refused requests), or a policy's dead worker
+    (its episodes are not played: no verdict)."""
+    if run.budget_stopped:
+        return ExitCode.BUDGET
+    if run.gave_up or run.refused:
+        return ExitCode.INFRASTRUCTURE
+    return ExitCode.INCONCLUSIVE

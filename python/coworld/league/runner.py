@@ -8,6 +8,7 @@ import asyncio
 import gc
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
@@ -27,7 +28,7 @@ from rich.progress import (
 from rich.text import Text
 
 from ..errors import ConfigError
-from ..seats.budget import Ledger
+from ..seats.budget import BudgetExhausted, Ledger, worst_case
 from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import (
     CircuitBreaker,
@@ -38,9 +39,11 @@ from ..seats.infra import (
     retryable_cause,
 )
 from ..seats.policy import BaselinePolicy, ClaudePolicy
+from .admission import Admission
 from .backend import WORKER_DIED, LocalBackend, make_backend
 from .config import LeagueConfig
 from .human_host import HUMAN_PLAY_BUDGET_SECONDS, HumanHost, fields_a_human
+from .plan import episode_bounds
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
 from .work import ChunkJob, EpisodeJob, Shared, play_episode
@@ -71,6 +74,7 @@ def missing_ranges(done: set[int], total: int, chunk: int) -> Iterator[tuple[int
 YOUNG_GC_THRESHOLD = 20_000
 
 PING: list[dict[str, Any]] = [{"role": "user", "content": "ping"}]
+CHECK_PROMPT = "Reply with one word."
 
 #: Episodes cut short by the league itself (not the API): a plain rerun plays them.
 CUT_CAUSES = ("budget", "interrupted")
@@ -135,6 +139,7 @@ class LeagueRun:
         #: alone): the league stops dispatching; the episode is void.
         self.worker_died: str | None = None
         self.ledger: Ledger | None = None
+        self.admission: Admission | None = None
         self.spent_before: Usage | None = None
         self.interrupted = False
         self.cut_short = 0
@@ -147,6 +152,21 @@ class LeagueRun:
         self.budget_stopped = False
         #: Serves the links of human seats while the league plays (None: no human).
         self.humans: HumanHost | None = None
+        #: The run's client, ledger and call writer, made by the first Claude episodes.
+        self._shared_once: Shared | None = None
+
+    @property
+    def halted(self) -> bool:
+        """The run stopped dispatching (budget, outage, refusal, Ctrl-C, a dead
+        worker): a gate or an adaptive schedule plays no further round."""
+        return self._stopping
+
+    @property
+    def halt_reason(self) -> str | None:
+        """Why the run stopped dispatching, in words (None: it did not)."""
+        if self.budget_stopped and not self._stop_reason():
+            return "the budget cannot cover another episode"
+        return self._stop_reason()
 
     def is_scripted(self, pairing: Pairing) -> bool:
         return all(isinstance(self.policies[n], BaselinePolicy) for n in pairing.seats)
@@ -407,7 +427,11 @@ class LeagueRun:
                 )
             self.humans = HumanHost(self.config.out, self.console)
             self.policies = {n: self.humans.seated(p) for n, p in self.policies.items()}
-        shared = self._shared(db)
+        if self._shared_once is None:  # once per run: not once per round of a gate or adaptive
+            self._shared_once = self._shared(db)
+        shared = self._shared_once
+        if self._stopping:  # the start-up check found no budget for a single call
+            return 0
         # What exists now (modules, the client's tables) lives as long as the run:
         # full collections need not scan it again while episodes play. Nearly every
         # object a call makes is freed by its reference count, so young collections
@@ -433,11 +457,14 @@ class LeagueRun:
         name = self.config.name
         advance(0)  # the rate starts with the first runner episode
         played = 0
-        while queue and not self._stopping:
+        waiting = deque(queue)  # what a pass held back near the budget stays for the next
+        while waiting and not self._stopping:
             again = []
             # a person plays one episode at a time
             concurrency = 1 if self.humans is not None else self.config.concurrency
-            for result in self.backend.map_episodes(self._jobs(queue, db), concurrency, shared):
+            for result in self.backend.map_episodes(self._jobs(waiting, db), concurrency, shared):
+                if self.admission is not None:
+                    self.admission.finished(result)
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
                 if not self.backend.records_calls and result.usage.calls:
@@ -458,7 +485,7 @@ class LeagueRun:
                     self.refused = result.cause  # a bad key or model: no retry helps
                 elif voids[key] <= self.config.void_retries:
                     again.append((self._pairings[result.pairing], result.idx))
-            queue = again
+            waiting.extend(again)
             self.interrupted = self.interrupted or self.backend.interrupted
         return played
 
@@ -483,7 +510,7 @@ class LeagueRun:
             before = db.usage(name)
         self.ledger = Ledger(c.max_tokens, c.max_cost_usd, spent=before)
         self.spent_before = before
-        if (c.max_tokens or c.max_cost_usd) and before.calls:
+        if self._capped and before.calls:
             self.console.print(self._budget_line(before))
         self.breaker = CircuitBreaker(self.infra)
         client = ClaudeClient(
@@ -494,12 +521,23 @@ class LeagueRun:
         )
         self._preflight(db)
         db.clear_reservations(name)
+        self.admission = Admission(self.ledger, live=self.backend.shares)
+        admission = self.admission
+
+        def on_call(job: EpisodeJob, usage: Usage) -> None:
+            db.add_call(name, job.pairing, job.idx, usage)
+            admission.on_call(job.pairing, job.idx, usage)
+
         return Shared(
             client,
-            lambda job, usage: db.add_call(name, job.pairing, job.idx, usage),
+            on_call,
             calls_to=(str(db.path.resolve()), name),
-            budget=(c.max_tokens, c.max_cost_usd) if c.max_tokens or c.max_cost_usd else None,
+            budget=(c.max_tokens, c.max_cost_usd) if self._capped else None,
         )
+
+    @property
+    def _capped(self) -> bool:
+        return self.config.max_tokens is not None or self.config.max_cost_usd is not None
 
     def _preflight(self, db: LeagueDB) -> None:
         """One cheap call per distinct model before the league starts: an unknown
@@ -514,8 +552,16 @@ class LeagueRun:
             try:
                 for model, policy in models.items():
                     probe = replace(policy, max_tokens=1, thinking=None, effort=None)
+                    worst = worst_case(probe, CHECK_PROMPT, PING)
+                    try:  # the check is a call like any other: within the budget
+                        if self.ledger is not None:
+                            self.ledger.reserve(worst)
+                    except BudgetExhausted:
+                        self.budget_stopped = True
+                        return
+                    answer = None
                     try:
-                        answer = await client.ask(probe, "Reply with one word.", PING)
+                        answer = await client.ask(probe, CHECK_PROMPT, PING)
                     except InfraFailure as err:
                         if err.fatal:
                             raise ConfigError(
@@ -526,9 +572,10 @@ class LeagueRun:
                         continue  # unavailable for now: the breaker handles it in the run
                     except ModelTimeout:
                         continue
+                    finally:
+                        if self.ledger is not None:
+                            self.ledger.settle(worst, answer.usage if answer else None)
                     db.add_call(self.config.name, "preflight", 0, answer.usage)
-                    if self.ledger is not None:
-                        self.ledger.spent.add(answer.usage)
             finally:
                 await client.close()
 
@@ -558,6 +605,16 @@ class LeagueRun:
             self.ledger.spent = db.spent(self.config.name)
         return self.ledger.exhausted
 
+    def _admits(self, p: Pairing) -> bool:
+        """Whether the budget left covers finishing every episode in flight and one
+        more of `p` (`admission`). With none in flight one episode may always try
+        (its first call must still fit): at most it is lost, and it measures."""
+        if self.admission is None:
+            return True
+        if p.key not in self.admission.pairings:
+            self.admission.know(p.key, *episode_bounds(self.config, p))
+        return self.admission.in_flight == 0 or self.admission.admits(p.key)
+
     def _wait_while_paused(self) -> bool:
         """Hold dispatching while the API is unavailable. With no call left to probe
         it, let one episode through (its first call is the probe). False: the pause
@@ -572,15 +629,23 @@ class LeagueRun:
             time.sleep(0.02)
         return True
 
-    def _jobs(self, queue: list[tuple[Pairing, int]], db: LeagueDB) -> Iterator[EpisodeJob]:
-        """Jobs, pulled one by one: none while the API is unavailable, none once the
-        budget cannot cover another call."""
-        for p, idx in queue:
+    def _jobs(self, queue: deque[tuple[Pairing, int]], db: LeagueDB) -> Iterator[EpisodeJob]:
+        """Jobs, taken from `queue` one by one: none while the API is unavailable, none
+        once the budget cannot cover another call. Near the cap, an episode the budget
+        left cannot finish beside those in flight waits for them (this pass ends and
+        the next takes it up)."""
+        while queue:
+            p, idx = queue[0]
             if not self._wait_while_paused() or self._stopping:
                 return
             if self._budget_exhausted(db):
                 self.budget_stopped = True
                 return
+            if not self._admits(p):
+                return
+            queue.popleft()
+            if self.admission is not None:
+                self.admission.started(p.key, idx)
             policies = tuple(self.policies[n] for n in p.seats)
             clock = self.config.clock
             if fields_a_human(policies):

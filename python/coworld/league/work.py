@@ -17,6 +17,7 @@ from ..seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
+from .driver_ledger import Address, RemoteLedger
 from .human_host import fields_a_human
 from .shared_budget import Caps, SharedLedger
 from .storage import Chunk, EpisodeRow, LeagueDB, VoidEpisode, now
@@ -61,6 +62,9 @@ class EpisodeJob:
     #: The league's budget caps, for a worker process to reserve each call against
     #: (in the database, with every other process of the run), or None.
     budget: Caps | None = None
+    #: The driver's ledger service (`driver_ledger`), through which an episode in a
+    #: local worker process reserves and records each call, or None.
+    ledger_at: Address | None = None
 
     @property
     def seats(self) -> tuple[str, ...]:
@@ -125,9 +129,12 @@ async def _play_with_own_client(
 ) -> EpisodeRow | VoidEpisode:
     claude = any(isinstance(p, ClaudePolicy) for p in job.policies) and has_credentials()
     db = LeagueDB(job.calls_to[0]) if job.calls_to and claude else None
-    ledger = None
+    ledger: RemoteLedger | SharedLedger | None = None
     on_call = None
-    if db is not None and job.calls_to is not None:
+    if claude and job.ledger_at is not None:  # a local worker process: the driver keeps both
+        remote = ledger = RemoteLedger(job.ledger_at, (job.pairing, job.idx))
+        on_call = lambda job, usage: remote.record(usage)  # noqa: E731
+    elif db is not None and job.calls_to is not None:
         league = job.calls_to[1]
         on_call = lambda job, usage: db.add_call(league, job.pairing, job.idx, usage)  # noqa: E731
         if job.budget is not None:

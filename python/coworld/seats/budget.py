@@ -8,6 +8,7 @@ while the estimate holds."""
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -22,8 +23,8 @@ BYTES_PER_TOKEN = 2
 class BudgetExhausted(Exception):
     """A call was not sent: it could take the league past its budget."""
 
-    def __init__(self) -> None:
-        super().__init__("the budget cannot cover this call's worst case")
+    def __init__(self, message: str = "the budget cannot cover this call's worst case") -> None:
+        super().__init__(message)
 
 
 def worst_case(policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]) -> Usage:
@@ -50,7 +51,9 @@ class Budget(Protocol):
 
 @dataclass
 class Ledger:
-    """Spent and reserved usage against a cap (tokens and/or dollars); one per run."""
+    """Spent and reserved usage against a cap (tokens and/or dollars); one per run.
+    Thread-safe: the driver's event loop and the threads serving local worker
+    processes (`league.driver_ledger`) reserve against the same ledger."""
 
     max_tokens: int | None = None
     max_cost_usd: float | None = None
@@ -59,6 +62,7 @@ class Ledger:
     in_flight: int = 0
     #: The largest reservation made so far: what the next call is likely to need.
     largest: Usage = field(default_factory=Usage)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def fits(self, extra: Usage) -> bool:
         return within_caps(
@@ -69,18 +73,25 @@ class Ledger:
         )
 
     def reserve(self, worst: Usage) -> None:
-        if not self.fits(worst):
-            raise BudgetExhausted()
-        self.reserved.add(worst)
-        self.in_flight += 1
-        if worst.tokens > self.largest.tokens:
-            self.largest = worst
+        with self._lock:
+            if not self.fits(worst):
+                raise BudgetExhausted()
+            self.reserved.add(worst)
+            self.in_flight += 1
+            if worst.tokens > self.largest.tokens:
+                self.largest = worst
 
     def settle(self, worst: Usage, actual: Usage | None) -> None:
         """Release a reservation; `actual` (None: unanswered) is spent."""
-        self.reserved.add(_negative(worst))
-        self.in_flight -= 1
-        if actual is not None:
+        with self._lock:
+            self.reserved.add(_negative(worst))
+            self.in_flight -= 1
+            if actual is not None:
+                self.spent.add(actual)
+
+    def add_spent(self, actual: Usage) -> None:
+        """Spend that was not reserved here (read back from elsewhere)."""
+        with self._lock:
             self.spent.add(actual)
 
     @property

@@ -169,7 +169,7 @@ def test_gymnasium_reset_skips_episodes_the_opponents_end_alone():
     reducer = coworld.game({"game": "hanabi", "seats": 5})
     skipped = 0
     for seed in range(400):
-        first = int(np.random.default_rng(seed).integers(1, 2**31 - 1))  # reset's first draw
+        first = int(np.random.default_rng(seed).integers(1, 2**53))  # reset's first draw
         state = reducer.init(seed=first)
         while not state.is_terminal and state.active_seat != 4:
             state = state.apply(state.baseline_move("random"))

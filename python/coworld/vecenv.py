@@ -130,8 +130,9 @@ class VecEnv:
         self.truncated: np.ndarray = self._env.truncated
         #: `seat`: the seat to move per env; `ending`: code (index into
         #: `coworld.ENDINGS`) of the episode the last step finished, else -1;
-        #: `plies`: that episode's length (fog: the learner seats' decisions, as
-        #: the total is hidden from every seat), else 0; `game`: the game the live
+        #: `plies`: `(n, seats)`, per seat that episode's length (fog: that learner
+        #: seat's own decisions, 0 for a seat the core plays, as the total counts
+        #: collisions no seat is told of), else 0; `game`: the game the live
         #: episode plays, as an index into `games`.
         self.info: dict[str, np.ndarray] = {
             "seat": self._env.seat,

@@ -59,7 +59,9 @@ def test_pettingzoo_parallel_refuses_games_where_a_collision_keeps_the_turn(game
         coworld.pettingzoo.parallel_env(game)
     assert err.value.field == "game" and "\n" not in str(err.value)
     assert f"coworld.pettingzoo.env('{game}')" in str(err.value)
-    assert [g for g in GAMES if coworld.pettingzoo.mover_keeps_turn(coworld.game(g).init(seed=1))] == list(KEEPS_TURN)
+    assert [
+        g for g in GAMES if coworld.pettingzoo.mover_keeps_turn(coworld.game(g).init(seed=1))
+    ] == list(KEEPS_TURN)
 
 
 def aec_episode(env, seed, rng_seed=0):

@@ -71,8 +71,8 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import secrets
 import re
+import secrets
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -235,7 +235,7 @@ def _new_module(filename: str, rng: random.Random | None = None) -> ModuleType:
             sys.path.append(folder)
     mod = ModuleType(Path(filename).stem)
     mod.__file__ = filename
-    mod.RNG = rng if rng is not None else random.Random(secrets.randbits(64))
+    mod.__dict__["RNG"] = rng if rng is not None else random.Random(secrets.randbits(64))
     return mod
 
 

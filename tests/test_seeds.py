@@ -82,3 +82,36 @@ def test_every_bit_of_a_batch_base_reaches_its_episodes():
     obs_a = obs_a.copy()
     obs_b, _ = env_b.reset()
     assert not np.array_equal(obs_a, obs_b)
+
+
+def test_a_league_with_seed_zero_draws_its_seed_and_resumes_on_it(tmp_path):
+    from coworld.league import LeagueRun
+    from coworld.league.config import parse_league
+    from coworld.league.storage import LeagueDB
+
+    def config():
+        raw = {
+            "name": "drawn",
+            "games": ["connect-four"],
+            "policies": ["tactician", "random"],
+            "episodes": 4,
+            "seed": 0,
+            "replays": 0,
+            "out": str(tmp_path / "out"),
+        }
+        return parse_league(raw, base_dir=tmp_path)
+
+    def stored() -> int:
+        db = LeagueDB(tmp_path / "out" / "league.db")
+        try:
+            return int(db.config("drawn")["seed"])
+        finally:
+            db.close()
+
+    LeagueRun(config(), progress=False).run()
+    drawn = stored()
+    assert 1 <= drawn <= LIMIT
+    again = LeagueRun(config(), progress=False)
+    assert again.config.seed == drawn  # a resume plays on the seed the league drew
+    assert again.run().played_now == 0
+    assert LeagueRun(config(), progress=False, fresh=True).config.seed != drawn

@@ -36,7 +36,9 @@ global `random` is not seeded by coworld.
 
 A Python policy is trusted code running in the runner's process. Isolation holds for
 honest bots (globals, the view); a bot that walks interpreter frames (`sys._getframe`)
-or the garbage collector can reach the state. Process isolation is not offered.
+or the garbage collector, or reads the replay being written (flushed before each of
+its decisions), can reach the state. Process isolation is not offered
+(docs/trust-model.md).
 
 An exception (any: `sys.exit` too, only Ctrl-C's KeyboardInterrupt goes
 through), a move that does not read or is illegal, or an answer slower than

@@ -29,6 +29,9 @@ def test_drawn_seeds_span_53_bits():
     assert all(1 <= s <= LIMIT for s in batch) and max(batch) > 2**52
     sim = coworld.simulate("connect-four", ["random", "random"], 4, seed=0)
     assert 1 <= sim.seed <= LIMIT
+    envs = [coworld.VecEnv("hex", 1, seed=0, threads=1) for _ in range(20)]
+    assert all(1 <= e.seed <= LIMIT for e in envs) and max(e.seed for e in envs) > 2**50
+    assert coworld.VecEnv("hex", 1, seed=5, threads=1).seed == 5
 
 
 def test_gymnasium_draws_53_bit_engine_seeds():

@@ -515,3 +515,47 @@ def test_a_collision_that_keeps_the_turn_is_invisible_in_every_stream():
             continue
         assert entry.read(pair, pair.a) == entry.read(pair, pair.b), name
     assert parallel(pair, pair.a)[0] == "refused"
+
+
+def test_the_end_of_an_episode_reaches_the_winner_alike():
+    """Reward timing: seat 0 completes a1-b1-c1 while seat 1 places (A) or first
+    collides with each of seat 0's stones (B, two more plies). Seat 0's rewards,
+    flags, ending and its own ply count arrive on the same step of its own
+    stream, in VecEnv and PettingZoo AEC."""
+    a = Side({}, ("a1", "b2", "b1", "a3", "c1"), SEED)
+    b = Side({}, ("a1", "a1", "c3", "b1", "b1", "c2", "c1"), OTHER_SEED)
+    pair = Pair("phantom-ttt-3", 0, a, b)
+
+    def vec_stream(side: Side) -> list[Any]:
+        env = coworld.VecEnv(pair.game, 1, side.seed, threads=1)
+        env.reset()
+        out = []
+        for move in side.moves:
+            mover = int(env.info["seat"][0])
+            env.step(np.array([env.action_id(move)]))
+            if mover == 0 or env.terminated[0]:
+                out.append(
+                    [float(env.rewards[0, 0]), bool(env.terminated[0])]
+                    + [int(env.info["ending"][0]), int(env.info["plies"][0, 0])]
+                )
+        return out
+
+    def aec_stream(side: Side) -> list[Any]:
+        env = coworld.pettingzoo.env(pair.game)
+        env.reset(seed=side.seed)
+        out = []
+        for move in [*side.moves, None]:
+            if env.agent_selection == "player_0":
+                _, reward, term, trunc, info = env.last()
+                out.append([reward, term, trunc, info])
+            if move is not None:
+                env.step(action_names(env.state_).index(move))
+        _, reward, term, trunc, info = env.last()
+        return [*out, [env.agent_selection, reward, term, trunc, info]]
+
+    ends = [states(pair, s)[-1].results for s in (a, b)]
+    assert ends[0]["score"] == ends[1]["score"] == [1, -1]
+    assert ends[0]["plies"] != ends[1]["plies"]
+    assert vec_stream(a) == vec_stream(b)
+    assert vec_stream(a)[-1] == [1.0, True, coworld.ENDINGS.index("line"), 3]
+    assert aec_stream(a) == aec_stream(b)

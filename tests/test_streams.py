@@ -101,3 +101,16 @@ def test_bad_entropy_is_refused_naming_the_field():
     with pytest.raises(ConfigError) as err:
         Episode("hex", ["random", "random"], entropy="0123")
     assert err.value.field == "entropy" and "32 lowercase hex digits" in str(err.value)
+
+
+def test_coworld_play_replays_a_bot_with_the_recorded_seed_and_entropy(tmp_path):
+    from coworld.cli import main as cli
+
+    bot, first, again = dice(tmp_path), tmp_path / "first.jsonl", tmp_path / "again.jsonl"
+    args = ["play", "hex", "-s", bot, "-s", "random", "--seed", "9"]
+    assert cli([*args, "--out", str(first)]) == 0
+    entropy = events(first)[0]["entropy"]
+    assert cli([*args, "--entropy", entropy, "--out", str(again)]) == 0
+    assert moves(again) == moves(first)
+    assert events(again)[0]["seats"] == events(first)[0]["seats"]
+    assert cli(["play", "hex", "-s", "random", "-s", "random", "--entropy", "seed"]) != 0

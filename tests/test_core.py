@@ -11,6 +11,8 @@ import pytest
 
 import coworld
 from coworld import _core
+from coworld.episode import Episode
+from coworld.streams import aliases, draw_entropy
 
 
 def test_games_lists_every_canonical_id():
@@ -117,7 +119,7 @@ def test_config_errors_name_the_field():
 
 def test_seed_zero_draws_and_records_a_seed():
     s = coworld.game("connect-four").init(seed=0)
-    assert 1 <= s.seed <= 2**31 - 1
+    assert 1 <= s.seed <= 2**53 - 1
     assert s.config["seed"] == s.seed and s.config["first"] == 0
 
 
@@ -163,10 +165,16 @@ def test_simulate_rejects_unknown_policies_naming_the_choices():
         coworld.simulate("connect-four", ["tactician", "claude"], 10, seed=1)
 
 
-def test_aliases_are_anonymous_and_seeded():
-    a = _core.aliases(7, 4)
-    assert a == _core.aliases(7, 4) and len(set(a)) == 4
+def test_aliases_come_from_the_episodes_entropy_not_its_seed():
+    entropy = draw_entropy()
+    a = aliases(entropy, 5)
+    assert a == aliases(entropy, 5) and len(set(a)) == 5
     assert all(x.startswith("cog-") and len(x) == 8 for x in a)
+    assert not hasattr(_core, "aliases")  # no alias is a function of an engine seed
+    # Two episodes on one seed: different aliases (the chance of a clash is 2^-16).
+    e1, e2 = Episode("hanabi", ["random"] * 4, seed=7), Episode("hanabi", ["random"] * 4, seed=7)
+    assert e1.entropy != e2.entropy and e1.aliases != e2.aliases
+    assert Episode("hanabi", ["random"] * 4, seed=8, entropy=e1.entropy).aliases == e1.aliases
 
 
 def test_cli_help_explains_itself():

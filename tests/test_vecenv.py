@@ -293,12 +293,13 @@ def test_constructor_arguments_are_config_errors_naming_the_field(change, field,
 
 def test_any_64_bit_seed_is_deterministic():
     """Negative seeds (and the extremes) are kept, not refused: each is its own
-    deterministic batch."""
+    deterministic batch. 0 draws a base seed, kept in `seed`, which replays it."""
     traces = {}
     for seed in (-5, 5, -(2**63), 2**63 - 1, 0):
         env = coworld.VecEnv("hex", 8, seed=seed, threads=1)
+        assert env.seed == seed or (seed == 0 and 1 <= env.seed < 2**53)
         env.reset()
-        again = coworld.VecEnv("hex", 8, seed=seed, threads=2)
+        again = coworld.VecEnv("hex", 8, seed=env.seed, threads=2)
         again.reset()
         trace = []
         for _ in range(30):
@@ -609,11 +610,43 @@ def test_finished_episodes_report_only_a_ply_count_the_learner_may_know(game, pu
             if terminated[i]:
                 assert states[i].is_terminal
                 want = states[i].plies if public else mine[i]
-                assert int(info["plies"][i]) == want
+                assert info["plies"][i].tolist() == [want, states[i].plies if public else 0]
                 assert states[i].plies > mine[i]  # the opponent moved too
                 finished += 1
                 started[i] += 1
                 states[i], mine[i] = fresh(i), 0
+
+
+@pytest.mark.parametrize("game", ["phantom-ttt-3", "dark-hex-4", "dark-hex-5", "recon-hex-5"])
+def test_self_play_reports_each_seat_only_its_own_decisions(game):
+    """With both seats learners, a finished fog episode reports per seat that seat's
+    own decisions, never the global ply count (which counts the other seat's
+    collisions): rebuilt move by move through the reducer."""
+    n = 6
+    env = coworld.VecEnv(game, n, seed=3, threads=1)
+    env.reset()
+    reducer = coworld.game(game)
+    started = [1] * n
+    states = [reducer.init(seed=_core.episode_seed(3, i)) for i in range(n)]
+    own = [[0, 0] for _ in range(n)]
+    finished = 0
+    while finished < 24:
+        actions = env.sample_legal()
+        movers = env.info["seat"].copy()
+        _, _, _, terminated, _, info = env.step(actions)
+        for i in range(n):
+            own[i][int(movers[i])] += 1
+            states[i] = reducer.apply(states[i], env.action_names[actions[i]])
+            if terminated[i]:
+                assert states[i].is_terminal
+                assert info["plies"][i].tolist() == own[i]
+                assert max(own[i]) < states[i].plies  # the global count, never reported
+                finished += 1
+                states[i] = reducer.init(seed=_core.episode_seed(3, started[i] * n + i))
+                started[i] += 1
+                own[i] = [0, 0]
+            else:
+                assert info["plies"][i].tolist() == [0, 0]
 
 
 def cell(name: str) -> tuple[int, int]:

@@ -496,6 +496,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         record_calls=not args.no_calls,
         seat_transcripts=args.transcripts,
         on_event=show,
+        entropy=args.entropy,
     )
     if any(isinstance(p, ClaudePolicy) for p in policies) and not has_credentials():
         console.print(
@@ -809,6 +810,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=_SEED, default=0, help="episode seed; 0 draws one (default)")
     p.add_argument("--out", help="replay path (default runs/episodes/GAME-SEED.jsonl)")
+    p.add_argument(
+        "--entropy",
+        help="the episode's own entropy (a replay header's `entropy`: 32 hex digits); with "
+        "its --seed it replays the aliases and Python policies' RNG draws (default: fresh)",
+    )
     p.add_argument(
         "--budget",
         type=_seconds(True),

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import _core
 from .calls import CallsSidecar
 from .errors import ConfigError, ReplyRejected
 from .games import FAMILIES, family_module, game
@@ -38,6 +37,7 @@ from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
 from .seats.python_policy import PythonPolicy, PythonSeat
 from .seats.reply import Reply
 from .seats.time_limit import hold_alarm, release_alarm
+from .streams import aliases, check_entropy, draw_entropy, seat_random
 
 TWO_SEAT_COLOURS = ("red", "blue")
 #: A scripted seat whose decisions took this long has the files written out before
@@ -112,6 +112,7 @@ class Episode:
         client: ClaudeClient | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         on_usage: Callable[[Usage], None] | None = None,
+        entropy: str | None = None,
     ) -> None:
         self.reducer = game(spec)
         self.settings = dict(self.reducer.settings)
@@ -122,7 +123,10 @@ class Episode:
         self.policies = [load_policy(p) for p in policies]
         self.seats = self.state.num_seats
         self._check_policies()
-        self.aliases = _core.aliases(self.seed, self.seats)
+        #: The episode's own randomness (aliases, Python policies' RNG), never the
+        #: seed's: recorded in the header; pass a replay's to run it again alike.
+        self.entropy = draw_entropy() if entropy is None else check_entropy(entropy)
+        self.aliases = aliases(self.entropy, self.seats)
         self.notes = [""] * self.seats
         self._labels = [seat_label(self.seats, s, self.aliases[s]) for s in range(self.seats)]
         self.usage = [Usage() for _ in range(self.seats)]
@@ -245,6 +249,7 @@ class Episode:
             ],
             "aliasToPolicy": {self.aliases[s]: p.name for s, p in enumerate(self.policies)},
             "policyDigests": {p.name: p.digest for p in self.policies},
+            "entropy": self.entropy,
             "view": self.reducer.view(self.state),
             "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
@@ -417,7 +422,7 @@ class Episode:
         if seat not in self._python_seats:
             if not self._holds_alarm:
                 self._holds_alarm = hold_alarm()
-            self._python_seats[seat] = policy.new_seat()
+            self._python_seats[seat] = policy.new_seat(seat_random(self.entropy, seat))
         view = self.reducer.view_for(self.state, seat)
         verdict = self._python_seats[seat].decide(self.state, view, self.state.legal_moves())
         if _CTRL_C.is_set():  # the policy swallowed the Ctrl-C that landed in it

@@ -122,7 +122,7 @@ class CoworldEnv(gym.Env):
         # bombs before a late seat's first turn) has nothing to learn from: the
         # next seed is drawn instead, as VecEnv skips such episodes.
         while True:
-            engine_seed = int(self.np_random.integers(1, 2**31 - 1))
+            engine_seed = int(self.np_random.integers(1, 2**53))  # 53 bits, as seed 0 draws
             self.state = self.reducer.init(seed=engine_seed)
             self._advance()
             if not self.state.is_terminal:

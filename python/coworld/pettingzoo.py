@@ -18,11 +18,14 @@ An illegal action id (not marked by the mask, or out of range) raises
 `coworld.IllegalMove` and nothing moves. `render_mode="ansi"`: `render()`
 returns the spectator's text picture of the position.
 
-Every coworld game is strictly turn-based: one seat acts per ply (a fog seat
-may act twice in a row). The Parallel env steps one ply per `step`: every live
-agent gets its observation each step, only the seat to move has a non-zero
-mask, and `step` reads only that seat's action (the others' are ignored and
-may be left out).
+Every coworld game is strictly turn-based: one seat acts per ply. The Parallel
+env steps one ply per `step`: every live agent gets its observation each step,
+only the seat to move has a non-zero mask, and `step` reads only that seat's
+action (the others' are ignored and may be left out). So it refuses the games
+where a mover can keep the turn (`phantom-ttt-3`, `dark-hex-4`: a collision
+keeps the mover), with a `ConfigError`: there the number of observations a
+waiting seat received would count the opponent's collisions, which no seat is
+told. Their AEC env observes a seat on its own turns only, and so does VecEnv.
 
 `rotate` is served like every game: each episode plays the game of the rotation
 its seed draws, in VecEnv's padded space (docs/vecenv.md); an action id of any
@@ -58,8 +61,26 @@ def env(
 def parallel_env(
     game: str, config: Mapping[str, Any] | None = None, *, render_mode: str | None = None
 ) -> CoworldParallel:
-    """The Parallel environment of a game id: one ply per step (module docstring)."""
+    """The Parallel environment of a game id: one ply per step (module docstring).
+    A game where a mover can keep the turn is refused (`ConfigError`, field `game`)."""
     return CoworldParallel(game, config, render_mode=render_mode)
+
+
+def mover_keeps_turn(state: _core.State) -> bool:
+    """Whether a mover can play twice in a row in `state`'s game: the non-abrupt fog
+    variants, where a collision keeps the turn (the waiting seat is not told)."""
+    return state.config.get("abrupt") is False
+
+
+def _refuse_parallel(game: str, state: _core.State) -> None:
+    if mover_keeps_turn(state):
+        raise ConfigError(
+            f"parallel_env({game!r}) is refused: a collision keeps the mover's turn, so "
+            "the waiting seat's observations per step would count the opponent's hidden "
+            f"collisions; use coworld.pettingzoo.env({game!r}) (AEC), which observes a "
+            "seat on its own turns only",
+            "game",
+        )
 
 
 class _Game:
@@ -204,6 +225,7 @@ class CoworldParallel(_Game, ParallelEnv):
         self, game: str, config: Mapping[str, Any] | None = None, *, render_mode: str | None = None
     ) -> None:
         self._setup(game, config, render_mode)
+        _refuse_parallel(game, self.reducer.init(seed=1))
         self.agents: list[str] = []
 
     def reset(

@@ -126,7 +126,7 @@ def recheck(path: str | Path) -> dict[str, Any]:
         raise ReplayMismatch(
             at[0], f"an event lacks the field {err.args[0]!r} (not a coworld replay?)"
         ) from None
-    except (TypeError, AttributeError, ValueError) as err:
+    except (TypeError, AttributeError, ValueError, IndexError) as err:
         if isinstance(err, CoworldError):
             raise
         raise ReplayMismatch(at[0], f"an event has a field of the wrong kind ({err})") from None
@@ -148,10 +148,13 @@ def _recheck(lines: Iterator[tuple[int, dict[str, Any]]], at: list[int]) -> dict
     _expect(number, "header config", recorded_config, state.config)
     if "view" in header:
         _expect(number, "initial view", header["view"], state.view())
+    names = _header_aliases(number, header)
     results = None
     for number, event in lines:
         at[0] = number
         kind = event.get("type")
+        if names and kind in ("welcome", "ply") and "alias" in event:
+            _expect(number, f"{kind} alias", event["alias"], names[event["seat"]])
         if kind == "welcome":
             _expect(number, "welcome view", event["view"], state.view_for(event["seat"]))
         elif kind == "ply":
@@ -174,6 +177,21 @@ def _recheck(lines: Iterator[tuple[int, dict[str, Any]]], at: list[int]) -> dict
     if results is None:
         raise ReplayMismatch(number, "the replay has no results line (a run cut short?)")
     return results
+
+
+def _header_aliases(line: int, header: dict[str, Any]) -> list[str]:
+    """The seats' aliases as the header records them (never from the seed), checked
+    against the episode's recorded entropy when it has one."""
+    from .streams import aliases, check_entropy
+
+    names = [seat.get("alias") for seat in header.get("seats", [])]
+    if "entropy" in header:
+        try:
+            entropy = check_entropy(header["entropy"], "the header's entropy")
+        except CoworldError as err:
+            raise ReplayMismatch(line, str(err)) from None
+        _expect(line, "header aliases", names, aliases(entropy, len(names)))
+    return names
 
 
 def _core_results(results: dict[str, Any]) -> dict[str, Any]:

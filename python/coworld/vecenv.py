@@ -78,7 +78,8 @@ def episode_seed(seed: int, index: int) -> int:
 class VecEnv:
     """`VecEnv(game, n, seed, opponents=None)`.
 
-    `n`: envs, 1..2**24; `seed`: any 64-bit integer. `opponents`: one entry per
+    `n`: envs, 1..2**24; `seed`: any 64-bit integer, 0 draws one (53 bits; kept in
+    `seed`, so the run can be rebuilt). `opponents`: one entry per
     seat, `None` for a seat the caller plays and a baseline name (`"tactician"`,
     `"mcts?sims=20"`, `"conventions"`, ...) for a seat the core plays; omitted,
     the caller plays every seat (Hanabi: its length sets the seat count unless
@@ -101,10 +102,12 @@ class VecEnv:
     ) -> None:
         if not isinstance(game, str):
             raise config_field_error("game", f"must be a game id (a string), not {game!r}")
+        #: The base seed episodes are numbered from (`episode_seed(seed, k * n + i)`).
+        self.seed: int = integer_arg("seed", seed, *I64) or _core.draw_seed()
         self._env = _core.VecEnv(
             game,
             integer_arg("n", n, 1, 2**24),  # the core's MAX_ENVS
-            integer_arg("seed", seed, *I64),
+            self.seed,
             _opponents(opponents),
             _config(config),
             None if threads is None else integer_arg("threads", threads, 1, MAX_THREADS),
@@ -130,8 +133,9 @@ class VecEnv:
         self.truncated: np.ndarray = self._env.truncated
         #: `seat`: the seat to move per env; `ending`: code (index into
         #: `coworld.ENDINGS`) of the episode the last step finished, else -1;
-        #: `plies`: that episode's length (fog: the learner seats' decisions, as
-        #: the total is hidden from every seat), else 0; `game`: the game the live
+        #: `plies`: `(n, seats)`, per seat that episode's length (fog: that learner
+        #: seat's own decisions, 0 for a seat the core plays, as the total counts
+        #: collisions no seat is told of), else 0; `game`: the game the live
         #: episode plays, as an index into `games`.
         self.info: dict[str, np.ndarray] = {
             "seat": self._env.seat,

@@ -280,16 +280,10 @@ fn hanabi_word(kind: &str, text: &str) -> Option<String> {
     crate::hanabi::reader::read_word(kind, text)
 }
 
-/// A fresh seed in 1..=2^31-1, as seed 0 draws everywhere.
+/// A fresh seed in 1..=2^53-1, as seed 0 draws everywhere.
 #[pyfunction]
 fn draw_seed() -> i64 {
     crate::rng::resolve_seed(0)
-}
-
-/// The anonymous seat aliases of an episode (`cog-` + 4 hex digits, from the seed).
-#[pyfunction]
-fn aliases(seed: i64, seats: usize) -> Vec<String> {
-    crate::rng::aliases(seed, seats)
 }
 
 /// The parameter keys of baseline `baseline` of `game`, `eps` first.
@@ -315,7 +309,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(hanabi_word, m)?)?;
     m.add_function(wrap_pyfunction!(draw_seed, m)?)?;
-    m.add_function(wrap_pyfunction!(aliases, m)?)?;
     m.add_function(wrap_pyfunction!(episode_seed, m)?)?;
     m.add_function(wrap_pyfunction!(baseline_param_keys, m)?)?;
     m.add("GAMES", GAMES.to_vec())?;

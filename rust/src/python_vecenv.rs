@@ -29,7 +29,7 @@ pub struct PyVecEnv {
     #[pyo3(get)]
     ending: Py<PyArray1<i8>>,
     #[pyo3(get)]
-    plies: Py<PyArray1<i32>>,
+    plies: Py<PyArray2<i32>>,
     /// The game each env's live episode plays, as an index into `games`.
     #[pyo3(get)]
     episode_game: Py<PyArray1<i8>>,
@@ -122,7 +122,7 @@ impl PyVecEnv {
             truncated: zeros(py, vec![n])?,
             seat: zeros(py, vec![n])?,
             ending: zeros(py, vec![n])?,
-            plies: zeros(py, vec![n])?,
+            plies: zeros(py, vec![n, seats])?,
             episode_game: zeros(py, vec![n])?,
             env,
         })

@@ -8,8 +8,10 @@
 //! counter, so the per-decision streams the baselines use are free to derive.
 //! Specified bit for bit: a port is a dozen lines.
 
-/// Largest seed the engine draws for an unpinned (0) seed: seeds are drawn in 1..=2^31-1.
-pub const MAX_DRAWN_SEED: i64 = (1 << 31) - 1;
+/// Largest seed the engine draws for an unpinned (0) seed: seeds are drawn in
+/// 1..=2^53-1, wide enough that no seat can search them from what it observes,
+/// and still exact in JavaScript (the viewer) and in a float64.
+pub const MAX_DRAWN_SEED: i64 = (1 << 53) - 1;
 
 #[inline]
 pub fn splitmix64(state: &mut u64) -> u64 {
@@ -100,37 +102,31 @@ impl DecisionStreams {
     }
 }
 
-/// Seed of episode `index` of a batch started from `base`: in 1..=2^31-1, so it
-/// reads like a drawn seed and can be typed back into `coworld play --seed`.
+/// Seed of episode `index` of a batch started from `base`: in 1..=2^53-1, so it
+/// is as wide as a drawn seed and can be typed back into `coworld play --seed`.
 pub fn episode_seed(base: i64, index: u64) -> i64 {
     let mut sm = (base as u64) ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     1 + (splitmix64(&mut sm) % MAX_DRAWN_SEED as u64) as i64
 }
 
-/// Anonymous seat aliases (`cog-` + 4 hex digits), distinct, derived from the seed.
-pub fn aliases(seed: i64, seats: usize) -> Vec<String> {
-    let mut rng = Rng::new(seed ^ 0x0A11_A5E5);
-    let mut out: Vec<String> = Vec::with_capacity(seats);
-    while out.len() < seats {
-        let alias = format!("cog-{:04x}", rng.next_u64() & 0xFFFF);
-        if !out.contains(&alias) {
-            out.push(alias);
-        }
-    }
-    out
-}
-
-/// Resolve seed 0 (unpinned) to a fresh seed in 1..=2^31-1; any other seed is kept.
+/// Resolve seed 0 (unpinned) to a fresh seed in 1..=2^53-1; any other seed is kept.
 pub fn resolve_seed(seed: i64) -> i64 {
     if seed != 0 {
         return seed;
     }
+    1 + (entropy() % MAX_DRAWN_SEED as u64) as i64
+}
+
+/// 64 unpredictable bits: the clock, the process and a counter hashed under
+/// std's `RandomState`, whose SipHash keys come from the operating system's
+/// random source, so knowing when and where a seed was drawn does not narrow it.
+fn entropy() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    let mut sm = nanos ^ ((std::process::id() as u64) << 32) ^ counter();
-    1 + (splitmix64(&mut sm) % MAX_DRAWN_SEED as u64) as i64
+    RandomState::new().hash_one((nanos, std::process::id(), counter()))
 }
 
 fn counter() -> u64 {
@@ -192,26 +188,15 @@ mod tests {
     }
 
     #[test]
-    fn aliases_are_distinct_and_stable() {
-        let a = aliases(5, 5);
-        assert_eq!(a, aliases(5, 5));
-        assert_ne!(a, aliases(6, 5));
-        assert!(a.iter().all(|s| s.len() == 8 && s.starts_with("cog-")));
-        let mut d = a.clone();
-        d.sort();
-        d.dedup();
-        assert_eq!(d.len(), 5);
-    }
-
-    #[test]
     fn seeds_resolve_into_range() {
         assert_eq!(resolve_seed(-42), -42);
-        for _ in 0..100 {
-            let s = resolve_seed(0);
-            assert!((1..=MAX_DRAWN_SEED).contains(&s));
-        }
-        let e: Vec<i64> = (0..50).map(|i| episode_seed(3, i)).collect();
+        let drawn: Vec<i64> = (0..200).map(|_| resolve_seed(0)).collect();
+        assert!(drawn.iter().all(|s| (1..=MAX_DRAWN_SEED).contains(s)));
+        // Drawn seeds use the whole width: some of 200 reach past 2^52 and past 2^32.
+        assert!(drawn.iter().any(|&s| s > 1 << 52));
+        let e: Vec<i64> = (0..200).map(|i| episode_seed(3, i)).collect();
         assert!(e.iter().all(|s| (1..=MAX_DRAWN_SEED).contains(s)));
+        assert!(e.iter().any(|&s| s > 1 << 52));
         let mut d = e.clone();
         d.sort();
         d.dedup();

@@ -27,6 +27,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from .. import _core
 from ..errors import ConfigError
 from ..seats.budget import BudgetExhausted, Ledger, worst_case
 from ..seats.claude import ClaudeClient, Usage, has_credentials
@@ -111,6 +112,20 @@ class LeagueReport:
     incomplete: list[tuple[str, int, int]] = field(default_factory=list)
 
 
+def _league_seed(config: LeagueConfig, fresh: bool) -> int:
+    """`seed = 0`: the seed the league drew when it started (stored with it, so a
+    resume plays on the same seeds), else a fresh 53-bit draw."""
+    if not fresh and Path(config.database).exists():
+        db = LeagueDB(config.database)
+        try:
+            stored = int(db.config(config.name).get("seed", 0))
+        finally:
+            db.close()
+        if stored:
+            return stored
+    return _core.draw_seed()
+
+
 class LeagueRun:
     def __init__(
         self,
@@ -125,7 +140,7 @@ class LeagueRun:
         console: Console | None = None,
         chunk: int = CHUNK,
     ) -> None:
-        self.config = config
+        self.config = config if config.seed else replace(config, seed=_league_seed(config, fresh))
         self.backend = make_backend(backend, address, config.threads)
         self.fresh = fresh
         self.redo_infra = redo_infra

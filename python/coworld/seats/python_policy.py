@@ -28,9 +28,17 @@ The file's directory is appended to `sys.path` when the file loads (driver and w
 processes, once per directory), last: a sibling named like a standard module
 (`random.py`, `json.py`) is not importable, and never shadows it for coworld.
 
+Randomness: the module has a global `RNG`, a `random.Random` of the seat's own,
+seeded per episode and seat from the episode's entropy (recorded in the replay
+header, never derived from the engine seed, so a bot that draws from it learns
+nothing hidden, and the same seed and entropy replay its choices). Python's
+global `random` is not seeded by coworld.
+
 A Python policy is trusted code running in the runner's process. Isolation holds for
 honest bots (globals, the view); a bot that walks interpreter frames (`sys._getframe`)
-or the garbage collector can reach the state. Process isolation is not offered.
+or the garbage collector, or reads the replay being written (flushed before each of
+its decisions), can reach the state. Process isolation is not offered
+(docs/trust-model.md).
 
 An exception (any: `sys.exit` too, only Ctrl-C's KeyboardInterrupt goes
 through), a move that does not read or is illegal, or an answer slower than
@@ -64,7 +72,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import re
+import secrets
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -109,27 +119,28 @@ class PythonPolicy:
         """A hash of the source: the same text always plays the same way."""
         return "sha256:" + hashlib.sha256(self.source.encode()).hexdigest()[:16]
 
-    def module(self) -> ModuleType:
+    def module(self, rng: random.Random | None = None) -> ModuleType:
         """A fresh module executed from the hashed source (compiled once per process):
-        its globals belong to one seat of one episode."""
+        its globals belong to one seat of one episode, `RNG` its random stream."""
         code = _CODE.get(self.digest)
         if code is None:
             code = _CODE[self.digest] = compile(self.source, self.path or self.name, "exec")
-        mod = _new_module(self.path or self.name)
+        mod = _new_module(self.path or self.name, rng)
         exec(code, mod.__dict__)
         return mod
 
-    def new_seat(self) -> PythonSeat:
+    def new_seat(self, rng: random.Random | None = None) -> PythonSeat:
         """A fresh player for one seat of one episode: the file executed in a module of
-        its own, and a new `Bot` if it has one, under the time limit. Loading or a
-        `Bot()` that raises or overruns leaves a seat whose every decision is that
-        failure."""
+        its own (`RNG` = `rng`, else fresh entropy), and a new `Bot` if it has one,
+        under the time limit. Loading or a `Bot()` that raises or overruns leaves a
+        seat whose every decision is that failure."""
         if self.digest not in _CODE:
             self._warm_up()
         started = time.perf_counter()
         step = ["loading the file"]
         try:
-            return PythonSeat(self, within(self.time_limit, self.label, self._player, step))
+            player = within(self.time_limit, self.label, self._player, step, rng)
+            return PythonSeat(self, player)
         except LimitReached:
             return PythonSeat(self, None, _over_limit(step[-1], self.time_limit, started))
         except KeyboardInterrupt:
@@ -149,8 +160,10 @@ class PythonPolicy:
         except BaseException:  # the timed load meets it again and records it
             pass
 
-    def _player(self, step: list[str]) -> Callable[[dict[str, Any], list[str]], Any]:
-        mod = self.module()
+    def _player(
+        self, step: list[str], rng: random.Random | None
+    ) -> Callable[[dict[str, Any], list[str]], Any]:
+        mod = self.module(rng)
         bot = getattr(mod, "Bot", None)
         if bot is None:
             return mod.act  # type: ignore[no-any-return]
@@ -213,9 +226,10 @@ def _execute(source: str, filename: str) -> ModuleType:
     return mod
 
 
-def _new_module(filename: str) -> ModuleType:
-    """An empty module for the file, whose directory is made importable (at the end of
-    `sys.path`: a sibling named like a standard module never shadows it)."""
+def _new_module(filename: str, rng: random.Random | None = None) -> ModuleType:
+    """A module for the file holding only its `RNG` (`rng`, else one from fresh
+    entropy), whose directory is made importable (at the end of `sys.path`: a
+    sibling named like a standard module never shadows it)."""
     if filename not in _IMPORTABLE:
         _IMPORTABLE.add(filename)
         folder = os.path.dirname(os.path.abspath(filename))
@@ -223,6 +237,7 @@ def _new_module(filename: str) -> ModuleType:
             sys.path.append(folder)
     mod = ModuleType(Path(filename).stem)
     mod.__file__ = filename
+    mod.__dict__["RNG"] = rng if rng is not None else random.Random(secrets.randbits(64))
     return mod
 
 

@@ -39,9 +39,10 @@ pub struct Buffers<'a> {
     pub seat: &'a mut [i64],
     /// Ending code of the episode the step finished (`Ending::code`), else -1.
     pub ending: &'a mut [i8],
-    /// Plies of the episode the step finished, else 0: the game's count where it
-    /// is public, the learner seats' own decisions where it is not (fog: the
-    /// total would count the opponent's collisions, which no seat is told).
+    /// `n * seats`: per seat, plies of the episode the step finished, else 0: the
+    /// game's count where it is public, that seat's own decisions where it is not
+    /// (fog: the total counts the opponent's collisions, which no seat is told; a
+    /// seat the core plays reads 0).
     pub plies: &'a mut [i32],
     /// The game the env's live episode plays, as an index into `VecEnv::games`.
     pub game: &'a mut [i8],
@@ -56,7 +57,7 @@ struct Out<'a> {
     truncated: &'a mut bool,
     seat: &'a mut i64,
     ending: &'a mut i8,
-    plies: &'a mut i32,
+    plies: &'a mut [i32],
     game: &'a mut i8,
 }
 
@@ -68,8 +69,8 @@ struct Slot<G: Game> {
     seed: i64,
     /// Episodes this env has started since the last reset.
     episodes: u64,
-    /// Learner decisions in the live episode.
-    decisions: u32,
+    /// Each learner seat's decisions in the live episode.
+    decisions: Vec<u32>,
     /// The stream `sample_legal` draws from.
     rng: Rng,
     /// The live episode's legal action ids, as bits (checked against every action).
@@ -125,7 +126,7 @@ impl<G: Tensor> Envs<G> {
             game: template.clone(),
             seed: 0,
             episodes: 0,
-            decisions: 0,
+            decisions: vec![0; seats],
             rng: Rng::new(0),
             legal: vec![0; words],
             scratch: Vec::new(),
@@ -171,7 +172,7 @@ impl<G: Tensor> Envs<G> {
             let k = slot.episodes * self.n as u64 + slot.index as u64;
             slot.seed = episode_seed(self.base_seed, k);
             slot.episodes += 1;
-            slot.decisions = 0;
+            slot.decisions.fill(0);
             slot.game = self.fresh(slot.seed);
             self.play_opponents(slot);
             // An episode the opponents finish before any learner decides has no
@@ -227,7 +228,7 @@ impl<G: Tensor> Envs<G> {
         *out.terminated = false;
         *out.truncated = false;
         *out.ending = -1;
-        *out.plies = 0;
+        out.plies.fill(0);
         self.observe(slot, &mut out);
     }
 
@@ -236,8 +237,10 @@ impl<G: Tensor> Envs<G> {
             .game
             .move_of(action)
             .expect("actions are checked first");
+        if let Some(seat) = slot.game.active_seat() {
+            slot.decisions[seat] += 1;
+        }
         slot.game.apply(mv);
-        slot.decisions += 1;
         self.play_opponents(slot);
         *out.truncated = false;
         match slot.game.outcome() {
@@ -247,18 +250,20 @@ impl<G: Tensor> Envs<G> {
                 }
                 *out.terminated = true;
                 *out.ending = o.ending.code() as i8;
-                *out.plies = if G::PRIVATE_PLIES {
-                    slot.decisions as i32
-                } else {
-                    slot.game.plies() as i32
-                };
+                for (p, &own) in out.plies.iter_mut().zip(&slot.decisions) {
+                    *p = if G::PRIVATE_PLIES {
+                        own as i32
+                    } else {
+                        slot.game.plies() as i32
+                    };
+                }
                 self.start(slot);
             }
             None => {
                 out.rewards.fill(0.0);
                 *out.terminated = false;
                 *out.ending = -1;
-                *out.plies = 0;
+                out.plies.fill(0);
             }
         }
         self.observe(slot, &mut out);
@@ -275,7 +280,7 @@ impl<G: Tensor> Envs<G> {
             .zip(b.truncated.iter_mut())
             .zip(b.seat.iter_mut())
             .zip(b.ending.iter_mut())
-            .zip(b.plies.iter_mut())
+            .zip(b.plies.chunks_mut(seats))
             .zip(b.game.iter_mut())
             .map(
                 |(
@@ -328,8 +333,9 @@ impl<G: Tensor> Envs<G> {
         let ok = b.obs.len() == n * self.obs_len
             && b.mask.len() == n * self.num_actions
             && b.rewards.len() == n * seats
+            && b.plies.len() == n * seats
             && [b.terminated.len(), b.truncated.len()] == [n, n]
-            && [b.seat.len(), b.ending.len(), b.plies.len(), b.game.len()] == [n, n, n, n];
+            && [b.seat.len(), b.ending.len(), b.game.len()] == [n, n, n];
         ok.then_some(())
             .ok_or_else(|| CoreError::config("buffers", "buffer sizes do not match the batch"))
     }

@@ -30,7 +30,7 @@ impl Owned {
             truncated: vec![false; n],
             seat: vec![0; n],
             ending: vec![0; n],
-            plies: vec![0; n],
+            plies: vec![0; n * env.num_seats()],
             game: vec![0; n],
         }
     }
@@ -275,7 +275,7 @@ fn sampled_actions_are_legal_and_episodes_reset_themselves() {
             for i in 0..8 {
                 if b.terminated[i] {
                     ended += 1;
-                    assert!(b.ending[i] >= 0 && b.plies[i] > 0, "{id}");
+                    assert!(b.ending[i] >= 0 && b.plies[i * env.num_seats()] > 0, "{id}");
                     // The env already holds the next episode: its mask is non-empty.
                     assert!(b.mask[i * a..(i + 1) * a].iter().any(|&x| x), "{id}");
                 } else {
@@ -312,7 +312,7 @@ fn a_batch_episode_replays_through_the_registry() {
         if b.terminated[1] {
             let score = &s.results().unwrap()["score"];
             assert_eq!(score, &json!([b.rewards[2] as i32, b.rewards[3] as i32]));
-            assert_eq!(b.plies[1] as u32, s.plies());
+            assert_eq!(b.plies[2..4], [s.plies() as i32; 2]);
             break;
         }
         // Observation planes agree with the registry state's.

@@ -37,6 +37,7 @@ from coworld.episode import Episode
 from coworld.errors import ConfigError, ReplyRejected
 from coworld.games import FAMILIES, family_module
 from coworld.games.base import Reducer
+from coworld.seats.human import seat_payload
 from coworld.seats.policy import ClaudePolicy, Policy
 from coworld.seats.python_policy import PythonPolicy
 from coworld.vecenv import action_names
@@ -373,6 +374,23 @@ def baselines(pair: Pair, side: Side) -> list[Any]:
     return [[s.baseline_move(n) for n in names] for s in turns(pair, side, SEED)]
 
 
+def human(pair: Pair, side: Side) -> list[Any]:
+    """A human seat's page: the JSON its link serves in each decision state, and
+    what it answers to typed moves (every action's text, an opponent's hidden
+    stone too, and junk), built by the seat's own payload and move reader."""
+    seats = turns(pair, side)[0].num_seats
+    ep = Episode(spec(pair, side), ["random"] * seats, seed=side.seed, entropy=ENTROPY)
+    out: list[Any] = []
+    for state in turns(pair, side):
+        out.append(seat_payload(ep, state, pair.observer, True, "plan"))
+        for text in ["zz9", "pass", *action_names(state)]:
+            try:
+                out.append(state.read_move(text))
+            except coworld.CoworldError as err:
+                out.append(str(err))
+    return out
+
+
 @dataclass(frozen=True)
 class Surface:
     read: Callable[..., list[Any]]
@@ -393,6 +411,7 @@ SURFACES: dict[str, Surface] = {
     "pettingzoo_parallel": Surface(parallel, ("env:CoworldParallel",)),
     "gymnasium": Surface(gym, ("env:CoworldEnv",)),
     "baselines": Surface(baselines, ("policy:scripted",)),
+    "human": Surface(human, ("policy:human",)),
 }
 
 #: Seat-facing in name only, with the reason they are not compared here.

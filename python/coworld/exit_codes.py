@@ -38,10 +38,12 @@ MEANINGS: dict[ExitCode, str] = {
 }
 
 
-def exit_codes_help(*codes: ExitCode) -> str:
-    """An `--help` epilogue listing `codes` (every code when none are named)."""
+def exit_codes_help(*codes: ExitCode, meanings: dict[ExitCode, str] | None = None) -> str:
+    """An `--help` epilogue listing `codes` (every code when none are named), each
+    with its meaning (`meanings` words one for a command)."""
     shown = codes or tuple(ExitCode)
-    return "Exit codes:\n" + "\n".join(f"  {int(c):>3}  {MEANINGS[c]}" for c in shown)
+    said = {**MEANINGS, **(meanings or {})}
+    return "Exit codes:\n" + "\n".join(f"  {int(c):>3}  {said[c]}" for c in shown)
 
 
 __all__ = ["MEANINGS", "ExitCode", "exit_codes_help"]

@@ -157,6 +157,8 @@ def _recheck(lines: Iterator[tuple[int, dict[str, Any]]], at: list[int]) -> dict
         elif kind == "ply":
             if event["seat"] != state.active_seat:
                 raise ReplayMismatch(number, "seat to move", event["seat"], state.active_seat)
+            if event.get("origin") == "opening":  # drawn from the seed: re-derive it
+                _expect(number, "opening ply", event["move"], state.opening_move())
             if event.get("guess") and hasattr(state, "with_guess"):
                 state = state.with_guess(list(event["guess"]))
             try:

@@ -8,6 +8,7 @@ does; the gate stops when the log-likelihood ratio leaves [lower, upper]:
   LLR >= upper: H1, the candidate is not worse       exit 0
   LLR <= lower: H0, the candidate is worse           exit 1
   the episode cap reached first: inconclusive        exit 2
+  every seed pair played the same games: inconclusive exit 2 (see `replayed_one_game`)
 With elo0 = -10 and elo1 = 0, alpha bounds the chance of passing a candidate
 10 Elo worse and beta the chance of failing one that is as good.
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -82,6 +84,9 @@ class GateConfig:
     #: a build gate: the reference is `recorded.policy` as another build played it
     #: against `reference` (then the anchor) in `recorded.database`
     recorded: Recorded | None = None
+    #: random legal plies each seed pair opens with; None: each game's default
+    #: (`coworld.catalog()[game]["openings"]`)
+    openings: int | None = None
 
     def check(self) -> None:
         if self.candidate.name == self.reference.name:
@@ -135,6 +140,7 @@ class GateConfig:
             replays=0,
             out=self.out,
             clock=self.clock,
+            openings=self.openings,
         )
 
 
@@ -155,6 +161,8 @@ class GateResult:
     exit_code: int
     steps: list[GateStep]
     bounds: SprtBounds
+    #: why an inconclusive gate could not measure (None: it could)
+    reason: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -174,6 +182,36 @@ def candidate_counts(blocks: list[Block], candidate: str, below: int) -> tuple[n
         points = p.points if p.a == candidate else p.games - p.points
         counts += pentanomial(points, p.games)
     return counts, sum(b.score.shape[0] for b in kept)
+
+
+#: Seed pairs a gate plays before it may call them all alike (a handful of varied
+#: pairs are never all alike by chance: each pair's games differ in length too).
+ALIKE_MIN_PAIRS = 8
+
+
+def replayed_one_game(db: LeagueDB, league: str, below: int) -> str | None:
+    """Why the seed pairs below `below` cannot measure anything, or None. When every
+    pair of every game played the same games (the same scores, lengths and endings in
+    both seat orders), the sample is one game pair counted many times: deterministic
+    policies on a game without chance do this, and the GSPRT would read the repeats as
+    evidence."""
+    by_pair: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
+    for r in db.episodes(league):
+        if r.idx < below:
+            by_pair.setdefault((r.game, r.idx), []).append((r.seats, r.score, r.plies, r.ending))
+    kinds: dict[str, set[tuple[Any, ...]]] = {}
+    for (game, _), games in by_pair.items():
+        if len(games) == 2:
+            kinds.setdefault(game, set()).add(tuple(sorted(games)))
+    pairs = sum(1 for g in by_pair.values() if len(g) == 2)
+    if pairs < ALIKE_MIN_PAIRS or any(len(k) > 1 for k in kinds.values()):
+        return None
+    return (
+        f"no variation: all {pairs} seed pairs replayed the same games (the same scores, "
+        "lengths and endings in both seat orders), so they measure one game pair, not "
+        f"{pairs}; deterministic policies on a game without chance do this. Open each "
+        "pair with random legal plies: --openings N (e.g. --openings 4)"
+    )
 
 
 def recorded_outcomes(
@@ -328,6 +366,10 @@ def run_gate(
             steps.append(step)
             if on_step:
                 on_step(step)
+            if config.recorded is None:
+                alike = replayed_one_game(db, league.name, target)
+                if alike:
+                    return GateResult(2, steps, bounds, alike)
             if llr >= bounds.upper:
                 return GateResult(0, steps, bounds)
             if llr <= bounds.lower:

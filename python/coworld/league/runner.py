@@ -320,6 +320,7 @@ class LeagueRun:
                 count,
                 self.config.settings_for(p.game),
                 self.config.threads,
+                self.config.openings_for(p.game),
             )
             for p in self.schedule
             if self.is_scripted(p)
@@ -358,6 +359,7 @@ class LeagueRun:
                         self.config.clock,
                         self.config.settings_for(p.game),
                         str(out),
+                        openings=self.config.openings_for(p.game),
                     )
                 )
                 assert isinstance(row, EpisodeRow)  # scripted seats: nothing to void
@@ -370,6 +372,15 @@ class LeagueRun:
                         f"{chunk.score[idx]} in {chunk.plies[idx]}"
                     )
                 db.add(self.config.name, [row], source="replay")
+
+    def _replay_file(self, p: Pairing, idx: int) -> str | None:
+        """Where a runner episode writes its replay: always with a Claude seat (its
+        calls are the record of what was paid for), else only the first `replays`
+        episodes of the pairing, as for scripted pairings."""
+        claude = any(isinstance(self.policies[n], ClaudePolicy) for n in p.seats)
+        if claude or idx < self.config.replays:
+            return str(self._replay_path(p, idx))
+        return None
 
     def _replay_path(self, p: Pairing, idx: int) -> Path:
         safe = "-vs-".join(n.replace("/", "_") for n in p.seats)
@@ -577,8 +588,9 @@ class LeagueRun:
                 p.seed(idx),
                 self.config.clock,
                 self.config.settings_for(p.game),
-                str(self._replay_path(p, idx)),
+                self._replay_file(p, idx),
                 self.infra,
+                openings=self.config.openings_for(p.game),
             )
 
 

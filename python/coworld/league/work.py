@@ -36,6 +36,8 @@ class ChunkJob:
     settings: Settings = None
     #: Batch-simulator threads (None: every core; Ray passes its per-task share).
     threads: int | None = None
+    #: Random legal plies each episode opens with (drawn from its seed alone).
+    openings: int = 0
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class EpisodeJob:
     #: The league's budget caps, for a worker process to reserve each call against
     #: (in the database, with every other process of the run), or None.
     budget: Caps | None = None
+    #: Random legal plies the episode opens with (drawn from its seed alone).
+    openings: int = 0
 
     @property
     def seats(self) -> tuple[str, ...]:
@@ -88,6 +92,7 @@ def run_chunk(job: ChunkJob) -> Chunk:
         job.threads,
         job.settings,
         start=job.start,
+        openings=job.openings,
     )
     return Chunk(
         pairing=job.pairing,
@@ -157,6 +162,7 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
         out=job.out,
         client=shared.client,
         on_usage=(lambda usage: on_call(job, usage)) if on_call else None,
+        openings=job.openings,
     )
     try:
         results = await episode.run()

@@ -180,6 +180,7 @@ def _print_standings(
     database: str | Path, league: str | None = None, *, partial: bool = False
 ) -> None:
     from .league import LeagueDB, standings
+    from .league.flags import alike_pairings, standing_flags, warnings
     from .league.ranking import reliability
     from .league.runner import CUT_CAUSES
     from .league.stats import ratings, unrated
@@ -200,21 +201,34 @@ def _print_standings(
         voided = sum(1 for v in db.open_voids(league).values() if v[-1].cause not in CUT_CAUSES)
         spent, scored = db.spent(league), db.usage(league, voided=False)
         seed = int(db.config(league).get("seed", 0))
+        alike = alike_pairings(db, league)
     finally:
         db.close()
+    flagged = standing_flags(blocks, alike)
     void_note = f", {voided} void and not scored" if voided else ""
     title = "partial standings" if partial else "mean episode score"
     table = Table(title=f"league {league}: {title}, 95% CI ({count} episodes{void_note})")
-    for col in ("game", "policy", "n", "seed pairs", "mean", "95% CI"):
-        table.add_column(col, justify="left" if col in ("game", "policy") else "right")
+    columns = ["game", "policy", "n", "seed pairs", "mean", "95% CI"]
+    for col in columns + (["flags"] if flagged else []):
+        table.add_column(col, justify="left" if col in ("game", "policy", "flags") else "right")
     last = None
     for s in standings(blocks):
         if last is not None and s.game != last:
             table.add_section()
         last = s.game
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
-        table.add_row(s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci)
+        row = [s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci]
+        if flagged:
+            row.append(", ".join(flagged.get((s.policy, s.game), [])))
+        table.add_row(*row)
     console.print(table)
+    if flagged:
+        console.print(
+            "flags: alike = every episode of a pairing was the same game; fallback = most "
+            "of the policy's decisions were played by the fallback baseline"
+        )
+    for line in warnings(blocks, alike):
+        console.print(f"[yellow]warning: {escape(line)}[/]", soft_wrap=True)
     _print_ratings(ratings(blocks, seed), unrated(blocks))
     rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
     if rel:
@@ -375,16 +389,27 @@ def _cmd_league_compare(args: argparse.Namespace) -> int:
             + "[/]"
         )
         return 1
+    undecided = [d for d in diffs if not d.worse and not d.lo > 0]
+    if undecided:
+        shown = "; ".join(
+            f"{d.policy} on {d.game} {d.diff:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}]"
+            for d in undecided[:3]
+        )
+        more = f"; and {len(undecided) - 3} more" if len(undecided) > 3 else ""
+        console.print(
+            f"{len(undecided)} not significantly different (the 95% interval of the "
+            f"difference holds 0): {escape(shown)}{more}"
+        )
     console.print("[green]no policy is significantly worse than its baseline[/]")
-    return 0
+    return ExitCode.OK
 
 
 def _undecided(d: Any) -> str:
     """What compare found when the interval holds 0: not a sameness, only no
     significant difference (or no interval at all)."""
     if d.lo != d.lo:
-        return "no interval (too few seed pairs)"
-    return "not significantly different"
+        return "no interval"
+    return "not significant"
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
@@ -475,6 +500,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .episode import run as run_episode
     from .seats.claude import has_credentials
     from .seats.policy import BaselinePolicy, ClaudePolicy, load_policy
+    from .seats.python_policy import PythonPolicy
 
     for flag, value in (("--budget", args.budget), ("--timeout", args.timeout)):
         if value <= 0:
@@ -576,6 +602,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
         f"[bold]{who}[/]: {results['reason']} / {results['ending']} after "
         f"{results['plies']} plies; score {results['score']}"
     )
+    for seat, origins in enumerate(results.get("decisions") or ()):
+        own = sum(origins.get(o, 0) for o in ("model", "retry", "policy", "fallback"))
+        if origins.get("fallback") and isinstance(policies[seat], PythonPolicy):
+            console.print(
+                f"[yellow]{escape(episode.aliases[seat])} ({escape(policies[seat].name)}): the "
+                f"{episode.family.FALLBACK} fallback played {origins['fallback']} of its {own} "
+                "moves; the result is largely the fallback's[/]"
+            )
     console.print(f"replay: {out}   (check it: coworld recheck {out})")
     if viewer is not None:
         console.print("the viewer keeps serving the replay; Ctrl-C stops it")
@@ -601,13 +635,13 @@ def _python_failures(event: dict[str, Any]) -> list[str]:
 
 
 def _cmd_recheck(args: argparse.Namespace) -> int:
-    from .replay import ReplayMismatch, recheck
+    from .replay import ReplayMalformed, ReplayMismatch, recheck
 
     try:
         results = recheck(args.replay)
     except ReplayMismatch as err:  # name the file: the mismatch names the line
         console.print(f"[bold red]error:[/] {escape(f'{args.replay}: {err}')}", soft_wrap=True)
-        return ExitCode.WORSE
+        return ExitCode.BAD_INPUT if isinstance(err, ReplayMalformed) else ExitCode.WORSE
     console.print(
         f"[green]ok[/]: {args.replay} re-derives from its seed; "
         f"{results['ending']}, score {results['score']}"

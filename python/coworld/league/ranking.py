@@ -254,13 +254,23 @@ def reliability(results: Results) -> dict[str, dict[str, Any]]:
     return out
 
 
-def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[str, Path]:
+def export(
+    results: Results,
+    league: str,
+    out_dir: Path,
+    seed: int = 0,
+    alike: Sequence[tuple[str, tuple[str, ...], int]] = (),
+) -> dict[str, Path]:
     """standings.csv, standings.json and standings.png in `out_dir`; `seed` (the
-    league's) makes the rating bootstrap reproducible."""
+    league's) makes the rating bootstrap reproducible; `alike` lists the pairings whose
+    episodes were all one game (flags.alike_pairings), flagged in standings.json."""
+    from .flags import standing_flags, warnings
+
     out_dir.mkdir(parents=True, exist_ok=True)
     blocks = as_blocks(results)
     table = standings(blocks)
     rated = ratings(blocks, seed)
+    flagged = standing_flags(blocks, alike)
     paths = {
         "csv": out_dir / "standings.csv",
         "json": out_dir / "standings.json",
@@ -274,7 +284,10 @@ def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[
     doc = {
         "league": league,
         "episodes": sum(b.score.shape[0] for b in blocks),
-        "standings": [_clean(asdict(s)) for s in table],
+        "standings": [
+            {**_clean(asdict(s)), "flags": flagged.get((s.policy, s.game), [])} for s in table
+        ],
+        "warnings": warnings(blocks, alike),
         "ratings": [_clean(asdict(r)) for r in rated],
         "unrated": unrated(blocks),
         "headToHead": head_to_head(blocks),

@@ -179,10 +179,12 @@ class LeagueRun:
                     f"stopped by Ctrl-C: {played} episodes stored now, {self.cut_short} in "
                     "flight recorded as void with their usage; rerun the same command to resume"
                 )
+            from .flags import alike_pairings
             from .ranking import export
 
+            name = self.config.name
             exports = export(
-                db.blocks(self.config.name), self.config.name, self.config.out, self.config.seed
+                db.blocks(name), name, self.config.out, self.config.seed, alike_pairings(db, name)
             )
             return LeagueReport(
                 self.config.name,

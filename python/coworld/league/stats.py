@@ -124,7 +124,9 @@ def bounded_interval(
     z2 = q * q
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = q / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    lo, hi = max(centre - half, 0.0), min(centre + half, 1.0)
+    # at a bound the interval ends exactly there (the formula does, up to rounding)
+    lo = 0.0 if p == 0 else max(centre - half, 0.0)
+    hi = 1.0 if p == 1 else min(centre + half, 1.0)
     return low + lo * width, low + hi * width
 
 

@@ -16,7 +16,7 @@ import coworld
 from coworld.cli import main as cli
 from coworld.episode import Episode, run
 from coworld.exit_codes import ExitCode
-from coworld.league.gate import GateConfig, run_gate
+from coworld.league.gate import GateConfig
 from coworld.league.ranking import compare, standings, summarize
 from coworld.league.stats import bounded_interval
 from coworld.replay import recheck

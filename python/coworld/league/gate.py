@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..episode import Clock
-from ..errors import ConfigError
+from ..errors import MAX_OPENINGS, ConfigError
 from ..games import FAMILIES
 from ..seats.policy import Policy
 from .config import LeagueConfig
@@ -110,6 +110,10 @@ class GateConfig:
         for name, v in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < v < 0.5:
                 raise ConfigError(f"--{name} must be in (0, 0.5), not {v}", name)
+        if self.openings is not None and not 0 <= self.openings <= MAX_OPENINGS:
+            raise ConfigError(
+                f"--openings must be in 0..{MAX_OPENINGS}, not {self.openings}", "openings"
+            )
         if self.batch < 1:
             raise ConfigError(f"--batch must be at least 1, not {self.batch}", "batch")
         if self.max_episodes < 2 * len(self.games):
@@ -247,9 +251,10 @@ def recorded_outcomes(
     return counts, played
 
 
-def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int]:
-    """The recorded league's blocks, its seed and the seed pairs it holds per game (the
-    fewest over the games); refuses one whose episodes used other seeds."""
+def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int, int | None]:
+    """The recorded league's blocks, its seed, the seed pairs it holds per game (the
+    fewest over the games) and its openings; refuses one whose episodes used other
+    seeds."""
     from .. import _core
     from .schedule import game_seed
 
@@ -261,6 +266,7 @@ def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int]:
             raise ConfigError(f"{config.recorded.database} holds no league", "reference")
         league = names[-1]
         seed = int(db.config(league).get("seed", 1))
+        openings = _openings_of(db.config(league))
         chunks = db.chunks(league)
         rows = db.runner_rows(league)
         blocks = db.blocks(league)
@@ -300,7 +306,15 @@ def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int]:
                 "reference",
             )
         held.append(n)
-    return blocks, seed, min(held)
+    return blocks, seed, min(held), openings
+
+
+def _openings_of(stored: dict[str, Any]) -> int | None:
+    """A stored league's openings as a GateConfig takes them: 0 when it played none,
+    its one count, or None (each game's default) when they differ by game."""
+    by_game = stored.get("openings") or {}
+    counts = set(by_game.values())
+    return 0 if not counts else counts.pop() if len(counts) == 1 else None
 
 
 def run_gate(
@@ -317,8 +331,10 @@ def run_gate(
     cap_pairs = config.max_episodes // (2 * len(config.games))  # 2 episodes per seed pair
     scores = PENTA
     if config.recorded is not None:
-        recorded, seed, held = _load_recorded(config)
-        config = replace(config, seed=seed)  # the recorded league's seeds
+        recorded, seed, held, openings = _load_recorded(config)
+        # the recorded league's seeds, and its openings unless told otherwise
+        chosen = openings if config.openings is None else config.openings
+        config = replace(config, seed=seed, openings=chosen)
         cap_pairs, scores = min(cap_pairs, held), NONA
     league = config.league()
     run = LeagueRun(league, fresh=False, progress=False)

@@ -109,16 +109,19 @@ def bounded_interval(
     """A score-type (Wilson) interval for a mean known to lie in [low, high]: never past
     the bounds, and never empty at them. The mean is rescaled to p in [0, 1]; Wilson's
     interval is taken with the effective sample size the standard error implies,
-    n = p(1 - p) / se^2 (so inside the range it is mean +/- q * se to first order);
-    when se is 0 (every unit scored alike, or p at a bound) n is the number of
-    independent units, the widest spread a mean of p allows. `q` is the quantile
+    n = p(1 - p) / se^2 (so inside the range it is mean +/- q * se to first order).
+    At a bound se is 0 and n is the number of independent units (Wilson's own case:
+    all wins in n give [n / (n + q^2), 1]); inside the range an se of 0 (every unit
+    scored alike) keeps the point, as mean +/- q * se does. `q` is the quantile
     (1.96, or Student's t for the units' degrees of freedom)."""
     if units < 1 or not math.isfinite(mean) or not high > low:
         return math.nan, math.nan
     width = high - low
     p = min(max((mean - low) / width, 0.0), 1.0)
     s = se / width if math.isfinite(se) else math.nan
-    n = p * (1 - p) / (s * s) if s > 0 and 0 < p < 1 else float(units)
+    if 0 < p < 1 and s == 0:
+        return mean, mean
+    n = p * (1 - p) / (s * s) if 0 < p < 1 else float(units)
     if not math.isfinite(q) or n != n:
         return low, high
     z2 = q * q

@@ -275,7 +275,8 @@ def test_play_with_a_misspelt_model_is_one_line_not_a_feed_of_fallbacks(tmp_path
     )
     out = tmp_path / "e.jsonl"
     assert (
-        cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)]) == 3
+        cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)])
+        == 4  # a rejected request: infrastructure
     )
     printed = capsys.readouterr().out
     assert "the API did not answer (http-404)" in printed and "plays" not in printed
@@ -383,7 +384,7 @@ def test_a_budget_stop_prints_partial_standings_and_both_spends(tmp_path, api, c
         "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
     )
     path.write_text(path.read_text() + "[budget]\nmax_tokens = 6000\n")
-    assert cli(["league", "run", str(path)]) == 0
+    assert cli(["league", "run", str(path)]) == 5  # stopped by the budget
     out = capsys.readouterr().out
     assert "partial standings" in out and "pairings incomplete" in out
     assert "after raising [budget] to continue" in " ".join(out.split())  # not eaten as markup

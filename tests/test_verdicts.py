@@ -201,6 +201,13 @@ def test_a_league_flags_alike_cells_and_fallback_scores_and_honours_replays_0(
     assert flags[("bad_exc", "connect-four")] == ["alike", "fallback"]
     assert flags[("c4bot", "connect-four")] == ["alike"]
     assert flags[("c4bot", "overall")] == []
+    from starlette.testclient import TestClient
+
+    from coworld.viewer import create_app
+
+    page = TestClient(create_app(tmp_path / "out")).get("/api/league").json()
+    shown = {(s["policy"], s["game"]): s["flags"] for s in page["standings"]}
+    assert shown == flags and page["warnings"] == doc["warnings"]
     # with openings the cells vary and the flag goes
     (tmp_path / "l.toml").write_text(
         f'name = "det"\ngames = ["connect-four"]\npolicies = ["{good}", "{buggy}"]\n'

@@ -171,8 +171,16 @@ def _run_league(
             f"[red]{sum(report.voided.values())} episodes are void ({escape(causes)}): "
             "not scored; rerun with --redo infra to play them again[/]"
         )
+    return _league_exit(report)
+
+
+def _league_exit(report: Any) -> ExitCode:
+    """A league's exit code: a budget stop, a policy that ended its worker process
+    (the runner's "fix the policy": bad input), or voids and stops by the API."""
     if report.budget_stopped:
         return ExitCode.BUDGET
+    if report.policy_stopped and not report.voided:
+        return ExitCode.BAD_INPUT
     return ExitCode.INFRASTRUCTURE if report.stopped or report.voided else ExitCode.OK
 
 

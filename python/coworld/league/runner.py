@@ -104,6 +104,8 @@ class LeagueReport:
     missing: int = 0
     #: (pairing, scored, scheduled) of every pairing not complete: partial standings.
     incomplete: list[tuple[str, int, int]] = field(default_factory=list)
+    #: True when the stop was a policy's doing (it ended its worker process), not the API's.
+    policy_stopped: bool = False
 
 
 class LeagueRun:
@@ -200,6 +202,7 @@ class LeagueRun:
                 self._stop_reason(),
                 0 if total is None else total - db.count(self.config.name),
                 self._incomplete(db),
+                policy_stopped=bool(self.worker_died),
             )
         finally:
             self.backend.close()

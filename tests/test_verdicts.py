@@ -146,6 +146,11 @@ def test_a_league_file_takes_openings(tmp_path):
     base = 'name = "l"\ngames = ["hex"]\npolicies = ["random", "tactician"]\nepisodes = 2\n'
     (tmp_path / "l.toml").write_text(base + "openings = 3\n")
     assert load_league(tmp_path / "l.toml").openings_for("hex") == 3
+    (tmp_path / "l.toml").write_text(
+        base.replace('"hex"', '"hex", "hanabi"') + 'openings = "default"\n'
+    )
+    config = load_league(tmp_path / "l.toml")
+    assert (config.openings_for("hex"), config.openings_for("hanabi")) == (2, 0)
     (tmp_path / "l.toml").write_text(base + "openings = -1\n")
     with pytest.raises(coworld.ConfigError, match="openings"):
         load_league(tmp_path / "l.toml")

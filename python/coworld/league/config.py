@@ -11,7 +11,8 @@ seed = 1                # base seed; both orders of a pairing share every seed
 concurrency = 4         # Claude episodes in flight at once
 threads = 2             # batch-simulator threads (default: every core)
 replays = 1             # per pairing without a Claude seat, write this many replays
-openings = 0            # each seed pair opens with this many random legal plies
+openings = 0            # each seed pair opens with this many random legal plies, or
+                        #   "default": each game's own (coworld.catalog(); 0 for Hanabi)
 out = "runs/nightly"    # database, replays, standings (relative to this file)
 schedule = "round-robin" # or "adaptive": `episodes` seed pairs per pairing first, then
 confidence = 0.95       #   more where neighbours' intervals overlap, until each game's
@@ -215,7 +216,7 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         concurrency=_int(raw, "concurrency", 1, 1024) if "concurrency" in raw else 4,
         threads=_int(raw, "threads", 1, 1024) if "threads" in raw else None,
         replays=_int(raw, "replays", 0, 1000) if "replays" in raw else 1,
-        openings=_int(raw, "openings", 0, MAX_OPENINGS) if "openings" in raw else 0,
+        openings=_openings(raw),
         out=out if out.is_absolute() else base_dir / out,
         max_tokens=_int(budget, "max_tokens", 1, 10**12, prefix="budget.")
         if "max_tokens" in budget
@@ -260,6 +261,13 @@ def _int(
             f"`{prefix}{key}` must be an integer in {lo}..{hi}, not {value!r}", prefix + key
         )
     return value
+
+
+def _openings(raw: dict[str, Any]) -> int | None:
+    """`openings`: a count of plies, or "default" for each game's own (None)."""
+    if raw.get("openings") == "default":
+        return None
+    return _int(raw, "openings", 0, MAX_OPENINGS) if "openings" in raw else 0
 
 
 def _number(raw: dict[str, Any], key: str, prefix: str) -> float:

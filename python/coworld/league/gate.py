@@ -41,6 +41,7 @@ import numpy as np
 
 from ..episode import Clock
 from ..errors import MAX_OPENINGS, ConfigError
+from ..exit_codes import ExitCode
 from ..games import FAMILIES
 from ..seats.policy import Policy
 from .config import LeagueConfig
@@ -48,7 +49,11 @@ from .schedule import build_schedule
 from .stats import PENTA, SprtBounds, gsprt_llr, head_to_head_units, penta_elo, pentanomial
 from .storage import Block, LeagueDB
 
-VERDICTS = {0: "not worse", 1: "worse", 2: "inconclusive"}
+VERDICTS: dict[int, str] = {
+    ExitCode.OK: "not worse",
+    ExitCode.WORSE: "worse",
+    ExitCode.INCONCLUSIVE: "inconclusive",
+}
 
 
 @dataclass(frozen=True)
@@ -385,13 +390,13 @@ def run_gate(
             if config.recorded is None:
                 alike = replayed_one_game(db, league.name, target)
                 if alike:
-                    return GateResult(2, steps, bounds, alike)
+                    return GateResult(ExitCode.INCONCLUSIVE, steps, bounds, alike)
             if llr >= bounds.upper:
-                return GateResult(0, steps, bounds)
+                return GateResult(ExitCode.OK, steps, bounds)
             if llr <= bounds.lower:
-                return GateResult(1, steps, bounds)
+                return GateResult(ExitCode.WORSE, steps, bounds)
             if target >= cap_pairs or run.budget_stopped:
-                return GateResult(2, steps, bounds)
+                return GateResult(ExitCode.INCONCLUSIVE, steps, bounds)
     finally:
         run.backend.close()  # the run's shared client and worker pools
         db.close()

@@ -48,7 +48,7 @@ def report_rows(runs: Sequence[SimResult]) -> list[SimRow]:
             rows.append(SimRow(name, str(seat), s.n, s.mean, s.lo, s.hi, *_wdl(run, seat)))
     if len(runs) == 2:
         for seat, name in enumerate(runs[0].policies):
-            other = runs[1].policies.index(name)
+            other = 1 - seat  # the second run is the first's two policies swapped
             values = np.concatenate([runs[0].score[:, seat], runs[1].score[:, other]])
             units = np.tile(np.arange(runs[0].episodes), 2)
             s = summarize_paired(values.astype(float), units, np.zeros_like(units), bounds)

@@ -173,6 +173,15 @@ def test_the_gate_names_replayed_games_and_openings_find_the_buggy_bot(tmp_path,
     assert "openings connect-four 4 plies" in " ".join(capsys.readouterr().out.split())
 
 
+def test_a_gate_resumes_only_with_its_own_openings(tmp_path, capsys):
+    args = ["gate", "tactician", "random", "--games", "hex", "--out", str(tmp_path / "g")]
+    assert cli([*args, "--openings", "1"]) == ExitCode.OK
+    capsys.readouterr()
+    assert cli(args) == ExitCode.BAD_INPUT  # the default (2) would mix two samples
+    assert "played with other openings ({'hex': 1})" in capsys.readouterr().out
+    assert cli([*args, "--openings", "1"]) == ExitCode.OK
+
+
 def test_gate_help_states_the_default_openings(capsys):
     with pytest.raises(SystemExit):
         cli(["gate", "--help"])

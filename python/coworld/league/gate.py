@@ -355,6 +355,13 @@ def run_gate(
                 "use that seed, another --out, or --fresh",
                 "seed",
             )
+        if stored and stored.get("openings") != league.describe().get("openings"):
+            raise ConfigError(
+                f"{league.database} holds this gate played with other openings "
+                f"({stored.get('openings') or 'none'}); give the same --openings, another "
+                "--out, or --fresh",
+                "openings",
+            )
         db.register(league.name, league.describe(), league.policies)
         for game in config.games:
             seated = {p.seats for p in build_schedule(league) if p.game == game}

@@ -224,7 +224,7 @@ def test_out_of_range_numbers_are_one_line_usage_errors(args, says, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(args)
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and says in err and "Traceback" not in err
+    assert exit_.value.code == 3 and says in err and "Traceback" not in err
 
 
 def test_batch_sizes_past_their_limits_are_config_errors():
@@ -255,5 +255,5 @@ def test_league_table_names_the_leagues_a_database_holds(tmp_path, capsys):
     )
     assert main(["league", "run", str(tmp_path / "l.toml")]) == 0
     capsys.readouterr()
-    assert main(["league", "table", str(tmp_path / "out"), "--league", "nosuch"]) == 2
+    assert main(["league", "table", str(tmp_path / "out"), "--league", "nosuch"]) == 3
     assert "no league named 'nosuch'; it holds l" in capsys.readouterr().out

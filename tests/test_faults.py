@@ -131,7 +131,7 @@ def test_patience_out_voids_requeues_then_redo_infra_completes(tmp_path, api, ca
         'episodes = 2\nseed = 4\nreplays = 0\nconcurrency = 4\nout = "t"\n'
         "infra_patience = 0.3\nvoid_retries = 1\n"
     )
-    assert cli(["league", "run", str(tmp_path / "l.toml")]) == 3
+    assert cli(["league", "run", str(tmp_path / "l.toml")]) == 4  # stopped by infrastructure
     out = capsys.readouterr().out
     assert "the league stopped: the API was unavailable (http-529)" in out
     db = LeagueDB(tmp_path / "t" / "league.db")
@@ -174,7 +174,7 @@ def test_model_side_retries_are_recorded_by_cause(tmp_path, api):
 def test_an_unknown_model_is_a_config_error_before_the_league_starts(tmp_path, api, capsys):
     api.state["script"] = lambda body, n: ("status", 404)
     path = _league_toml(tmp_path)
-    assert cli(["league", "run", str(path)]) == 2
+    assert cli(["league", "run", str(path)]) == 3
     out = capsys.readouterr().out
     assert "p.md: model 'claude-haiku-4-5' cannot be used" in out and "404" in out
     assert len(api.requests) == 1  # the pre-flight call, not a league of fallbacks
@@ -262,7 +262,7 @@ def test_oversized_prompts_and_non_utf8_files_are_one_line_errors(tmp_path, caps
     (tmp_path / "big.md").write_text("---\nname: big\n---\n" + "x" * 70_000)
     (tmp_path / "bin.md").write_bytes(b"---\nname: b\n---\n\xff\xfe play\n")
     for name, message in (("big.md", "the prompt is 70,000 bytes"), ("bin.md", "not UTF-8")):
-        assert cli(["play", "hex", "-s", str(tmp_path / name), "-s", "random"]) == 2
+        assert cli(["play", "hex", "-s", str(tmp_path / name), "-s", "random"]) == 3
         out = capsys.readouterr().out
         assert message in out and "Traceback" not in out
 
@@ -275,7 +275,8 @@ def test_play_with_a_misspelt_model_is_one_line_not_a_feed_of_fallbacks(tmp_path
     )
     out = tmp_path / "e.jsonl"
     assert (
-        cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)]) == 2
+        cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)])
+        == 4  # a rejected request: infrastructure
     )
     printed = capsys.readouterr().out
     assert "the API did not answer (http-404)" in printed and "plays" not in printed
@@ -383,7 +384,7 @@ def test_a_budget_stop_prints_partial_standings_and_both_spends(tmp_path, api, c
         "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
     )
     path.write_text(path.read_text() + "[budget]\nmax_tokens = 6000\n")
-    assert cli(["league", "run", str(path)]) == 0
+    assert cli(["league", "run", str(path)]) == 5  # stopped by the budget
     out = capsys.readouterr().out
     assert "partial standings" in out and "pairings incomplete" in out
     assert "after raising [budget] to continue" in " ".join(out.split())  # not eaten as markup
@@ -407,7 +408,7 @@ def test_league_plan_estimates_calls_tokens_and_cost_before_a_run(tmp_path, caps
         assert rows[p.key].calls == pytest.approx(pilot.plies.mean() / 2 * p.episodes)
         assert rows[p.key].calls_max == p.episodes * 21  # a seat's turns in 42 plies
         assert rows[p.key].output_tokens_max == rows[p.key].calls_max * 1024
-    assert cli(["league", "plan", str(tmp_path / "p.md").replace("p.md", "l.toml")]) == 2
+    assert cli(["league", "plan", str(tmp_path / "p.md").replace("p.md", "l.toml")]) == 3
     (tmp_path / "l.toml").write_text(
         'name = "t"\ngames = ["connect-four"]\npolicies = ["random", "p.md"]\nepisodes = 2\n'
     )
@@ -430,7 +431,7 @@ def test_recheck_of_a_bad_file_is_one_line(tmp_path, capsys, content, message):
     path = tmp_path / "r.jsonl"
     if content is not None:
         path.write_bytes(content)
-    assert cli(["recheck", str(path)]) == 2
+    assert cli(["recheck", str(path)]) == 3
     out = capsys.readouterr().out
     assert message in out and str(path) in out and out.strip().count("\n") == 0
 
@@ -441,7 +442,7 @@ def test_a_league_whose_out_cannot_be_created_is_one_line(tmp_path, capsys):
         'name = "t"\ngames = ["hex"]\npolicies = ["random", "tactician"]\nepisodes = 1\n'
         'out = "blocker/out"\n'
     )
-    assert cli(["league", "run", str(tmp_path / "l.toml")]) == 2
+    assert cli(["league", "run", str(tmp_path / "l.toml")]) == 3
     out = capsys.readouterr().out
     assert "blocker/out: Not a directory" in out and out.strip().count("\n") == 0
 
@@ -516,7 +517,7 @@ def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
 def test_play_refuses_a_zero_timeout(capsys):
     with pytest.raises(SystemExit) as exit_:  # a usage error, before anything runs
         cli(["play", "hex", "-s", "random", "-s", "random", "--timeout", "0"])
-    assert exit_.value.code == 2
+    assert exit_.value.code == 3
     assert "--timeout: must be a number of seconds above 0" in capsys.readouterr().err
 
 

@@ -215,7 +215,7 @@ def test_play_takes_the_hanabi_seat_count_from_the_seats_given(tmp_path, capsys,
 @pytest.mark.parametrize("seats", [1, 6])
 def test_play_names_hanabis_seat_range(tmp_path, capsys, seats):
     argv = ["play", "hanabi", *["-s", "random"] * seats, "--out", str(tmp_path / "h.jsonl")]
-    assert cli(argv) == 2
+    assert cli(argv) == 3
     said = " ".join(capsys.readouterr().out.split())
     assert "hanabi takes 2 to 5 seats" in said and f"got {seats} polic" in said
     assert not (tmp_path / "h.jsonl").exists()
@@ -223,5 +223,5 @@ def test_play_names_hanabis_seat_range(tmp_path, capsys, seats):
 
 def test_play_of_a_game_without_a_seats_setting_is_unchanged(tmp_path, capsys):
     argv = ["play", "hex", *["-s", "random"] * 3, "--out", str(tmp_path / "h.jsonl")]
-    assert cli(argv) == 2
+    assert cli(argv) == 3
     assert "hex takes 2 seats; got 3 policies" in " ".join(capsys.readouterr().out.split())

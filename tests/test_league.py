@@ -111,8 +111,17 @@ def test_summary_against_hand_computed_values():
     assert s.mean == 0.25
     assert s.sd == pytest.approx(math.sqrt(11 / 12))
     assert s.se == pytest.approx(math.sqrt(11 / 12) / 2)
-    half = t_quantile(0.975, 3) * math.sqrt(11 / 12) / 2
-    assert (s.lo, s.hi) == (pytest.approx(0.25 - half), pytest.approx(0.25 + half))
+    # mean +/- t * se would be [-1.27, +1.77], past both ends of -1..1; the interval is
+    # Wilson's on p = (mean + 1) / 2 with n = p(1 - p) / (se / 2)^2 and the same t
+    q, p = t_quantile(0.975, 3), 0.625
+    n = p * (1 - p) / (math.sqrt(11 / 12) / 4) ** 2
+    centre = (p + q * q / (2 * n)) / (1 + q * q / n)
+    half = q / (1 + q * q / n) * math.sqrt(p * (1 - p) / n + q * q / (4 * n * n))
+    assert (s.lo, s.hi) == (
+        pytest.approx(2 * max(centre - half, 0) - 1),
+        pytest.approx(2 * min(centre + half, 1) - 1),
+    )
+    assert -1 <= s.lo < s.mean < s.hi <= 1
 
 
 def row(game, seats, score, idx=0):

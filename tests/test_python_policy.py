@@ -196,7 +196,7 @@ def test_a_league_plays_python_policies_in_worker_processes(tmp_path):
     (tmp_path / "rnd.py").write_text((EXAMPLES / "random_bot.py").read_text())
     (tmp_path / "league.toml").write_text(
         'name = "py"\ngames = ["connect-four"]\npolicies = ["random", "rnd.py"]\n'
-        'episodes = 3\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
+        'episodes = 3\nseed = 1\nconcurrency = 2\nreplays = 3\nout = "out"\n'
     )
     config = load_league(tmp_path / "league.toml")
     report = LeagueRun(config, progress=False).run()

@@ -147,7 +147,7 @@ def test_sys_exit_is_an_error_and_the_fallback_moves(tmp_path):
     results = play("connect-four", [bot(tmp_path, "quitter", EXIT), "random"], seed=2, out=out)
     seat = mine(out)
     assert seat and all(e["origin"] == "fallback" and e["cause"] == "error" for e in seat)
-    assert seat[0]["attempts"][0]["reason"] == "SystemExit: 3"
+    assert seat[0]["attempts"][0]["reason"] == "SystemExit: 3 (at quitter.py line 3: sys.exit(3))"
     assert results["decisions"][0]["fallback:error"] == len(seat)
 
 
@@ -315,7 +315,7 @@ def test_a_policy_ending_its_worker_voids_the_episode_and_stops_the_league(
         'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "killer.py"]\n'
         'episodes = 3\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
     )
-    assert cli.main(["league", "run", "l.toml"]) == 3
+    assert cli.main(["league", "run", "l.toml"]) == 3  # the policy ended its worker: bad input
     out = " ".join(capsys.readouterr().out.split())
     assert "Traceback" not in out and "already in the database" not in out
     assert "the league stopped: policy" in out and "killer.py ended its worker process" in out
@@ -405,7 +405,8 @@ def test_a_bot_whose_constructor_raises_is_an_error_every_decision(tmp_path):
     play("connect-four", [bot(tmp_path, "badinit", body), "random"], seed=1, out=out)
     seat = mine(out)
     assert len(seat) > 1 and all(e["cause"] == "error" for e in seat)
-    assert all(e["attempts"][0]["reason"] == "Bot() raised ValueError: no table" for e in seat)
+    said = "Bot() raised ValueError: no table (at badinit.py line 3: raise ValueError('no table'))"
+    assert all(e["attempts"][0]["reason"] == said for e in seat)
 
 
 def test_names_that_collide_are_refused_with_both_sources(tmp_path):

@@ -16,7 +16,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, _core, simulate
-from .errors import I64, MAX_EPISODES, MAX_THREADS, ConfigError, CoworldError
+from .errors import I64, MAX_EPISODES, MAX_OPENINGS, MAX_THREADS, ConfigError, CoworldError
+from .exit_codes import ExitCode, exit_codes_help
 from .games import catalog
 from .seats.infra import DEFAULT_PATIENCE_SECONDS
 
@@ -49,18 +50,49 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    result = simulate(args.game, args.policy, args.episodes, args.seed, args.threads)
-    table = Table(title=f"{args.game}: {result.episodes} episodes, base seed {result.seed}")
-    table.add_column("seat", justify="right")
-    table.add_column("policy")
-    table.add_column("mean score", justify="right")
-    means = result.mean_score()
-    for seat, name in enumerate(args.policy):
-        table.add_row(str(seat), name, f"{means[seat]:+.3f}")
+    from .seats.policy import POLICY_FILES
+    from .sim_report import as_csv, as_json, endings, report_rows
+    from .simulate import SimResult
+
+    for p in args.policy:
+        if p.endswith(POLICY_FILES):
+            raise ConfigError(
+                f"{p}: simulate runs built-in baselines; use a league for Python policies "
+                "(and for Claude policies): `coworld league run LEAGUE.toml`",
+                "policy",
+            )
+    if args.swap and len(args.policy) != 2:
+        raise ConfigError("--swap takes a two-seat game's two policies", "swap")
+    # a game with a seat-count setting (Hanabi) is played at one seat per -p, as in play
+    settings = {"seats": len(args.policy)} if "seats" in catalog()[args.game]["settings"] else None
+
+    def play(policies: list[str], seed: int) -> SimResult:
+        return simulate(
+            args.game, policies, args.episodes, seed, args.threads, settings, openings=args.openings
+        )
+
+    runs = [play(args.policy, args.seed)]
+    if args.swap:  # the other seat order on the same seeds
+        runs.append(play(args.policy[::-1], runs[0].seed))
+    run = runs[0]
+    rows = report_rows(runs)
+    if args.json or args.csv:
+        sys.stdout.write(as_json(runs, rows) + "\n" if args.json else as_csv(rows))
+        return ExitCode.OK
+    orders = " and swapped" if args.swap else ""
+    table = Table(
+        title=f"{args.game}: {run.episodes} episodes{orders}, base seed {run.seed}, "
+        "mean score with 95% score interval"
+    )
+    for col in ("policy", "seat", "episodes", "mean", "95% interval", "won", "drawn", "lost"):
+        table.add_column(col, justify="left" if col == "policy" else "right")
+    for r in rows:
+        ci = "-" if r.lo != r.lo else f"[{r.lo:+.3f}, {r.hi:+.3f}]"
+        wdl = ["-" if x is None else str(x) for x in (r.wins, r.draws, r.losses)]
+        table.add_row(escape(r.policy), r.seat, str(r.episodes), f"{r.mean:+.3f}", ci, *wdl)
     console.print(table)
-    names = result.ending_names()
-    console.print("endings: " + ", ".join(f"{e} {names.count(e)}" for e in sorted(set(names))))
-    return 0
+    console.print("endings: " + ", ".join(f"{e} {n}" for e, n in endings(runs).items()))
+    return ExitCode.OK
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -141,13 +173,24 @@ def _run_league(
             f"[red]{sum(report.voided.values())} episodes are void ({escape(causes)}): "
             "not scored; rerun with --redo infra to play them again[/]"
         )
-    return 3 if report.stopped or report.voided else 0
+    return _league_exit(report)
+
+
+def _league_exit(report: Any) -> ExitCode:
+    """A league's exit code: a budget stop, a policy that ended its worker process
+    (the runner's "fix the policy": bad input), or voids and stops by the API."""
+    if report.budget_stopped:
+        return ExitCode.BUDGET
+    if report.policy_stopped and not report.voided:
+        return ExitCode.BAD_INPUT
+    return ExitCode.INFRASTRUCTURE if report.stopped or report.voided else ExitCode.OK
 
 
 def _print_standings(
     database: str | Path, league: str | None = None, *, partial: bool = False
 ) -> None:
     from .league import LeagueDB, standings
+    from .league.flags import alike_pairings, standing_flags, warnings
     from .league.ranking import reliability
     from .league.runner import CUT_CAUSES
     from .league.stats import ratings, unrated
@@ -168,21 +211,34 @@ def _print_standings(
         voided = sum(1 for v in db.open_voids(league).values() if v[-1].cause not in CUT_CAUSES)
         spent, scored = db.spent(league), db.usage(league, voided=False)
         seed = int(db.config(league).get("seed", 0))
+        alike = alike_pairings(db, league)
     finally:
         db.close()
+    flagged = standing_flags(blocks, alike)
     void_note = f", {voided} void and not scored" if voided else ""
     title = "partial standings" if partial else "mean episode score"
     table = Table(title=f"league {league}: {title}, 95% CI ({count} episodes{void_note})")
-    for col in ("game", "policy", "n", "seed pairs", "mean", "95% CI"):
-        table.add_column(col, justify="left" if col in ("game", "policy") else "right")
+    columns = ["game", "policy", "n", "seed pairs", "mean", "95% CI"]
+    for col in columns + (["flags"] if flagged else []):
+        table.add_column(col, justify="left" if col in ("game", "policy", "flags") else "right")
     last = None
     for s in standings(blocks):
         if last is not None and s.game != last:
             table.add_section()
         last = s.game
         ci = "-" if s.lo != s.lo else f"[{s.lo:+.3f}, {s.hi:+.3f}]"
-        table.add_row(s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci)
+        row = [s.game, s.policy, str(s.n), str(s.pairs), f"{s.mean:+.3f}", ci]
+        if flagged:
+            row.append(", ".join(flagged.get((s.policy, s.game), [])))
+        table.add_row(*row)
     console.print(table)
+    if flagged:
+        console.print(
+            "flags: alike = every episode of a pairing was the same game; fallback = most "
+            "of the policy's decisions were played by the fallback baseline"
+        )
+    for line in warnings(blocks, alike):
+        console.print(f"[yellow]warning: {escape(line)}[/]", soft_wrap=True)
     _print_ratings(ratings(blocks, seed), unrated(blocks))
     rel = {p: r for p, r in reliability(blocks).items() if r["decisions"]}
     if rel:
@@ -323,7 +379,7 @@ def _cmd_league_compare(args: argparse.Namespace) -> int:
     for col in ("game", "policy", "baseline", "current", "diff", "95% CI", "verdict"):
         table.add_column(col, justify="left" if col in ("game", "policy", "verdict") else "right")
     for d in diffs:
-        verdict = "[red]WORSE[/]" if d.worse else ("better" if d.lo > 0 else "same")
+        verdict = "[red]WORSE[/]" if d.worse else ("better" if d.lo > 0 else _undecided(d))
         table.add_row(
             d.game,
             d.policy,
@@ -342,8 +398,27 @@ def _cmd_league_compare(args: argparse.Namespace) -> int:
             + "[/]"
         )
         return 1
+    undecided = [d for d in diffs if not d.worse and not d.lo > 0]
+    if undecided:
+        shown = "; ".join(
+            f"{d.policy} on {d.game} {d.diff:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}]"
+            for d in undecided[:3]
+        )
+        more = f"; and {len(undecided) - 3} more" if len(undecided) > 3 else ""
+        console.print(
+            f"{len(undecided)} not significantly different (the 95% interval of the "
+            f"difference holds 0): {escape(shown)}{more}"
+        )
     console.print("[green]no policy is significantly worse than its baseline[/]")
-    return 0
+    return ExitCode.OK
+
+
+def _undecided(d: Any) -> str:
+    """What compare found when the interval holds 0: not a sameness, only no
+    significant difference (or no interval at all)."""
+    if d.lo != d.lo:
+        return "no interval"
+    return "not significant"
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
@@ -384,6 +459,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             clock=Clock(llm_timeout_seconds=args.timeout),
             max_cost_usd=args.budget,
             infra_patience=args.patience,
+            openings=args.openings,
         )
         config.check()
         bounds = config.bounds
@@ -396,7 +472,10 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         console.print(
             f"gate {what} on {', '.join(games)}: "
             f"H0 elo {config.elo0:+g}, H1 elo {config.elo1:+g}, alpha {config.alpha}, "
-            f"beta {config.beta}; LLR bounds [{bounds.lower:+.2f}, {bounds.upper:+.2f}]"
+            f"beta {config.beta}; LLR bounds [{bounds.lower:+.2f}, {bounds.upper:+.2f}]; "
+            "openings "
+            + ", ".join(f"{g} {config.league().openings_for(g)}" for g in games)
+            + " plies"
         )
 
         def show(step: GateStep) -> None:
@@ -413,8 +492,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 
         result = run_gate(config, fresh=args.fresh, on_step=show)
     except CoworldError as err:
-        console.print(f"[bold red]error:[/] {err}")
-        return 3
+        console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
+        return _error_code(err)
     colour = {0: "green", 1: "red", 2: "yellow"}.get(result.exit_code, "red")
     last = result.steps[-1]
     if result.spent.calls:
@@ -425,11 +504,14 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             f"spent {spent.tokens:,} tokens (${spent.cost_usd:.2f}{cap}) in {spent.calls:,} "
             "Claude calls, every run of this gate included"
         )
-    stopped = f" ({escape(result.stopped)}; rerun to resume)" if result.stopped else ""
-    console.print(
-        f"[{colour}]{result.verdict}[/]{stopped}: LLR {last.llr:+.2f} after {last.pairs} seed "
-        f"pairs ({last.episodes} episodes); database {config.league().database}"
-    )
+    if result.reason:
+        console.print(f"[{colour}]{result.verdict}[/]: {escape(result.reason)}", soft_wrap=True)
+    else:
+        stopped = f" ({escape(result.stopped)}; rerun to resume)" if result.stopped else ""
+        console.print(
+            f"[{colour}]{result.verdict}[/]{stopped}: LLR {last.llr:+.2f} after {last.pairs} "
+            f"seed pairs ({last.episodes} episodes); database {config.league().database}"
+        )
     return result.exit_code
 
 
@@ -439,6 +521,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .seats.claude import has_credentials
     from .seats.human import HumanPolicy, HumanTable
     from .seats.policy import BaselinePolicy, ClaudePolicy, load_policy
+    from .seats.python_policy import PythonPolicy
     from .viewer.play import HUMAN_PAGE_GRACE_SECONDS, play_budget, serve_play
 
     for flag, value in (("--budget", args.budget), ("--timeout", args.timeout)):
@@ -482,6 +565,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
             say = f'  "{event["say"]}"' if event.get("say") else ""
             # markers like [fallback: timeout] and model text are shown literally
             console.print(f"{event['ply'] + 1:>4}  " + escape(f"{event['feed']}{origin}{say}"))
+            for why in _python_failures(event):  # a bot's exception, limit or bad answer
+                console.print("        " + escape(why), style="yellow", soft_wrap=True)
             if waiting is not None:
                 waiting.update(thinking(episode.state.active_seat))
         elif event["type"] == "deadline":
@@ -542,6 +627,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
         f"[bold]{who}[/]: {results['reason']} / {results['ending']} after "
         f"{results['plies']} plies; score {results['score']}"
     )
+    for seat, origins in enumerate(results.get("decisions") or ()):
+        own = sum(origins.get(o, 0) for o in ("model", "retry", "policy", "fallback"))
+        if origins.get("fallback") and isinstance(policies[seat], PythonPolicy):
+            console.print(
+                f"[yellow]{escape(episode.aliases[seat])} ({escape(policies[seat].name)}): the "
+                f"{episode.family.FALLBACK} fallback played {origins['fallback']} of its {own} "
+                "moves; the result is largely the fallback's[/]"
+            )
     console.print(f"replay: {out}   (check it: coworld recheck {out})")
     if viewer is not None and args.live:
         console.print("the viewer keeps serving the replay; Ctrl-C stops it")
@@ -554,14 +647,26 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _python_failures(event: dict[str, Any]) -> list[str]:
+    """Why a Python policy's decision fell back: the reason each failed attempt records
+    (`ZeroDivisionError: division by zero (at bot.py line 4: ...)`)."""
+    if event["origin"] != "fallback":
+        return []
+    return [
+        f"{a['cause']}: {a['reason']}"
+        for a in event.get("attempts") or ()
+        if a.get("type") == "python" and a.get("reason")
+    ]
+
+
 def _cmd_recheck(args: argparse.Namespace) -> int:
-    from .replay import ReplayMismatch, recheck
+    from .replay import ReplayMalformed, ReplayMismatch, recheck
 
     try:
         results = recheck(args.replay)
     except ReplayMismatch as err:  # name the file: the mismatch names the line
         console.print(f"[bold red]error:[/] {escape(f'{args.replay}: {err}')}", soft_wrap=True)
-        return 2
+        return ExitCode.BAD_INPUT if isinstance(err, ReplayMalformed) else ExitCode.WORSE
     console.print(
         f"[green]ok[/]: {args.replay} re-derives from its seed; "
         f"{results['ending']}, score {results['score']}"
@@ -583,7 +688,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
             f"[red]error:[/] {target} does not exist; give a replay (.jsonl), a league "
             "directory or its league.db"
         )
-        return 2
+        return ExitCode.BAD_INPUT
     site = Site(target)
     sock = bind(args.host, args.port)  # a port in use: one line suggesting --port
     url = f"http://{args.host}:{args.port}/"
@@ -644,23 +749,83 @@ def _usd(text: str) -> float:
     return value
 
 
+def _default_openings() -> str:
+    """The gate's default openings per game, as `gate --help` lists them."""
+    by_count: dict[int, list[str]] = {}
+    for gid, e in catalog().items():
+        if e["seats"]["max"] == 2:
+            by_count.setdefault(int(e["openings"]), []).append(gid)
+    return "; ".join(f"{n} for {', '.join(ids)}" for n, ids in sorted(by_count.items()))
+
+
 _SEED = _int_in(*I64)
 _THREADS = _int_in(1, MAX_THREADS)
 
 
-def _exit_3_on_usage_errors(parser: argparse.ArgumentParser) -> None:
-    """`coworld gate` answers 0, 1 and 2 as verdicts: its usage errors exit 3 (bad
-    input), not argparse's 2, which a CI script would read as "inconclusive"."""
+class _Parser(argparse.ArgumentParser):
+    """Usage errors exit 3 (bad input) in every command, not argparse's 2, which a CI
+    script would read as "inconclusive"; subcommands inherit the class."""
 
-    def error(message: str) -> NoReturn:
-        parser.print_usage(sys.stderr)
-        parser.exit(3, f"{parser.prog}: error: {message}\n")
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message}\n")
 
-    parser.error = error  # type: ignore[method-assign]
+
+class _Help(argparse.HelpFormatter):
+    """Wraps descriptions as argparse does, but keeps the exit-code table's lines."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("Exit codes:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+#: The exit codes each command can end with, listed in its --help.
+_OK, _WORSE, _UNSURE, _BAD, _INFRA, _BUDGET, _CTRL_C = ExitCode
+_CODES: dict[str, tuple[ExitCode, ...]] = {
+    "games": (_OK, _BAD),
+    "demo": (_OK, _BAD, _INFRA, _BUDGET, _CTRL_C),
+    "run": (_OK, _BAD, _INFRA, _BUDGET, _CTRL_C),
+    "plan": (_OK, _BAD),
+    "table": (_OK, _BAD),
+    "compare": (_OK, _WORSE, _BAD),
+    "gate": tuple(ExitCode),
+    "play": (_OK, _BAD, _INFRA, _CTRL_C),
+    "recheck": (_OK, _WORSE, _BAD),
+    "view": (_OK, _BAD, _CTRL_C),
+    "simulate": (_OK, _BAD, _CTRL_C),
+}
+
+
+def _command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with its exit codes."""
+    said = {ExitCode.WORSE: "the replay does not re-derive"} if name == "recheck" else None
+    codes = exit_codes_help(*_CODES[name], meanings=said)
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, epilog=codes, formatter_class=_Help, **kwargs
+    )
+    return parser
+
+
+def _error_code(err: BaseException) -> ExitCode:
+    """The exit code of an error that ended a command: infrastructure and budget stops
+    have their own; anything else a user can cause is bad input."""
+    from .seats.budget import BudgetExhausted
+    from .seats.infra import InfraFailure
+
+    if isinstance(err, InfraFailure):
+        return ExitCode.INFRASTRUCTURE
+    if isinstance(err, BudgetExhausted):
+        return ExitCode.BUDGET
+    if isinstance(err, OSError) and not isinstance(
+        err, FileNotFoundError | IsADirectoryError | NotADirectoryError | PermissionError
+    ):
+        return ExitCode.INFRASTRUCTURE  # a disk or database failure, not the user's input
+    return ExitCode.BAD_INPUT
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="coworld",
         description=(
             "coworld runs leagues of game policies - scripted baselines, Claude-played "
@@ -670,6 +835,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
+            exit_codes_help() + "\n\n"
             "Start with `coworld games`, then `coworld play hex -s tactician -s random`,\n"
             "`coworld demo` (the default league) and `coworld league run LEAGUE.toml`.\n"
             "Your own bot: a .py file with act(view, legal_moves), fielded as `-s my_bot.py`\n"
@@ -679,10 +845,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("games", help="list the games, their seats and baselines")
+    p = _command(sub, "games", help="list the games, their seats and baselines")
     p.set_defaults(run=_cmd_games)
 
-    p = sub.add_parser("demo", help="run the built-in default league (every baseline, every game)")
+    p = _command(sub, "demo", help="run the built-in default league (every baseline, every game)")
     p.add_argument(
         "--episodes", type=_int_in(1), default=None, help="episodes per pairing (default 400)"
     )
@@ -693,7 +859,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     league = sub.add_parser("league", help="run, read and compare leagues")
     lsub = league.add_subparsers(dest="league_command", metavar="COMMAND", required=True)
-    p = lsub.add_parser("run", help="run (or resume) a league file")
+    p = _command(lsub, "run", help="run (or resume) a league file")
     p.add_argument("league", help="a league file (.toml); see README for the format")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument(
@@ -713,21 +879,22 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the league's infra_patience, else 300)",
     )
     p.set_defaults(run=_cmd_league_run)
-    p = lsub.add_parser("plan", help="estimate a league's Claude calls, tokens and cost")
+    p = _command(lsub, "plan", help="estimate a league's Claude calls, tokens and cost")
     p.add_argument("league", help="a league file (.toml)")
     p.set_defaults(run=_cmd_league_plan)
-    p = lsub.add_parser("table", help="print standings from a league database")
+    p = _command(lsub, "table", help="print standings from a league database")
     p.add_argument("database", help="league.db or the league's output directory")
     p.add_argument("--league", help="which league in the database (default: the latest)")
     p.set_defaults(run=_cmd_league_table)
-    p = lsub.add_parser(
-        "compare", help="regression gate: exit 1 if a policy got significantly worse"
+    p = _command(
+        lsub, "compare", help="regression gate: exit 1 if a policy got significantly worse"
     )
     p.add_argument("baseline", help="league database/directory or exported standings.json")
     p.add_argument("current", help="league database/directory or exported standings.json")
     p.set_defaults(run=_cmd_league_compare)
 
-    p = sub.add_parser(
+    p = _command(
+        sub,
         "gate",
         help="sequential test (pentanomial GSPRT): exit 0 not worse, 1 worse, 2 inconclusive",
         description=(
@@ -736,7 +903,8 @@ def build_parser() -> argparse.ArgumentParser:
             "decides (with --anchor: the same policy on two engine builds, through a "
             "league database the other build recorded). Exit 0: not worse (H1, "
             "elo >= elo1); 1: worse (H0, elo <= elo0); "
-            "2: inconclusive at --max-episodes; 3: bad input; 4: stopped by "
+            "2: inconclusive at --max-episodes, or when every seed pair replays the same "
+            "games (deterministic policies: use --openings); 3: bad input; 4: stopped by "
             "infrastructure (an API outage past the patience, refused requests); 5: "
             "stopped by --budget. Resumable: rerun the same command after a kill."
         ),
@@ -767,6 +935,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="cap on episodes over all games (4000)",
     )
     p.add_argument("--seed", type=_SEED, default=1, help="base seed (1)")
+    p.add_argument(
+        "--openings",
+        type=_int_in(0, MAX_OPENINGS),
+        default=None,
+        help="random legal plies each seed pair opens with, the same in both seat orders "
+        "(default per game: " + _default_openings() + ")",
+    )
     p.add_argument("--out", default="runs/gate", help="output directory (runs/gate)")
     p.add_argument(
         "--concurrency", type=_int_in(1, 1024), default=4, help="Claude episodes in flight (4)"
@@ -788,9 +963,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
     p.set_defaults(run=_cmd_gate)
-    _exit_3_on_usage_errors(p)
 
-    p = sub.add_parser(
+    p = _command(
+        sub,
         "play",
         help="play one episode with a live feed and write its replay",
         description="Play one episode with a live feed and write its replay. Hanabi is "
@@ -863,17 +1038,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=_cmd_play)
 
-    p = sub.add_parser("recheck", help="re-simulate a replay from its seed and verify every event")
+    p = _command(sub, "recheck", help="re-simulate a replay from its seed and verify every event")
     p.add_argument("replay", help="a replay file (.jsonl)")
     p.set_defaults(run=_cmd_recheck)
 
-    p = sub.add_parser("view", help="watch replays and league results in the browser")
+    p = _command(sub, "view", help="watch replays and league results in the browser")
     p.add_argument("path", help="a replay (.jsonl), a league directory, or a league.db")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1 only)")
     p.add_argument("--port", type=_int_in(1, 65535), default=8765, help="port (default 8765)")
     p.set_defaults(run=_cmd_view)
 
-    p = sub.add_parser("simulate", help="run scripted episodes in the Rust batch simulator")
+    p = _command(sub, "simulate", help="run scripted episodes in the Rust batch simulator")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")
     p.add_argument(
         "-p",
@@ -893,6 +1068,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--threads", type=_THREADS, default=None, help="worker threads (default: every core)"
     )
+    p.add_argument(
+        "--swap",
+        action="store_true",
+        help="also play the other seat order on the same seeds (two-seat games); adds a "
+        "row per policy over both orders",
+    )
+    p.add_argument(
+        "--openings",
+        type=_int_in(0, MAX_OPENINGS),
+        default=0,
+        help="random legal plies each episode opens with, from its seed alone (default 0)",
+    )
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the report as JSON")
+    form.add_argument("--csv", action="store_true", help="print the rows as CSV")
     p.set_defaults(run=_cmd_simulate)
     return parser
 
@@ -903,22 +1093,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 0
+    from .seats.budget import BudgetExhausted
+
     try:
         return int(args.run(args))
-    except CoworldError as err:
+    except (CoworldError, BudgetExhausted) as err:
         console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
-        return 2
+        return _error_code(err)
     except OSError as err:  # a file or directory the command cannot create or read
         where = f"{err.filename}: " if err.filename else ""
         console.print(
             f"[bold red]error:[/] {escape(where + (err.strerror or str(err)))}", soft_wrap=True
         )
-        return 2
+        return _error_code(err)
     except KeyboardInterrupt as err:  # a league's own says what it stored
         console.print(
             f"interrupted: {escape(str(err))}" if str(err) else "interrupted", soft_wrap=True
         )
-        return 130
+        return ExitCode.INTERRUPTED
 
 
 if __name__ == "__main__":

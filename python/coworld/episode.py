@@ -81,7 +81,7 @@ class Decision:
     """How one move came to be: who made it, after which failures, at what cost."""
 
     move: str
-    origin: str  # scripted | model | retry | policy (a Python policy) | human | fallback
+    origin: str  # scripted | model | retry | policy (a Python policy) | human | fallback | opening
     # unparseable | illegal | timeout | no-credentials | error (a Python policy's exception)
     cause: str | None = None
     reply: Reply | None = None
@@ -113,8 +113,11 @@ class Episode:
         on_event: Callable[[dict[str, Any]], None] | None = None,
         on_usage: Callable[[Usage], None] | None = None,
         entropy: str | None = None,
+        openings: int = 0,
     ) -> None:
         self.reducer = game(spec)
+        #: Random legal plies played before the policies take over (origin "opening").
+        self.openings = openings
         self.settings = dict(self.reducer.settings)
         self.state = self.reducer.init(seed=seed)
         self.seed = self.state.seed
@@ -307,6 +310,7 @@ class Episode:
                 }
             )
             self._observe(welcomed)
+        self._play_opening()
         while not self.state.is_terminal:
             seat = self.state.active_seat
             assert seat is not None
@@ -332,6 +336,16 @@ class Episode:
         results["wallSeconds"] = round(time.monotonic() - started, 3)
         self._emit({"type": "results", "results": results})
         return results
+
+    def _play_opening(self) -> None:
+        """The opening plies: random legal moves drawn from the seed alone (the core's
+        opening stream, as the batch simulator plays them), each the mover's own
+        ordinary ply."""
+        for _ in range(self.openings):
+            move, seat = self.state.opening_move(), self.state.active_seat
+            if move is None or seat is None:
+                return
+            self._play(seat, Decision(move, "opening"))
 
     def _worst_ply(self, seat: int) -> float:
         """The wall-clock guard's worst case for the seat about to move: a Claude

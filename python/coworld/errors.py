@@ -14,6 +14,8 @@ I64 = (-(2**63), 2**63 - 1)
 MAX_THREADS = 1024
 #: The most episodes one `simulate` call plays (its result columns are held in memory).
 MAX_EPISODES = 2**32
+#: The most random opening plies an episode may start with (a game ends long before).
+MAX_OPENINGS = 1000
 
 
 class CoworldError(Exception):

@@ -114,6 +114,11 @@ class ReplayMismatch(CoworldError):
         self.what = what
 
 
+class ReplayMalformed(ReplayMismatch):
+    """Not a coworld replay at all (no header, events without their fields): bad
+    input, where a `ReplayMismatch` is a replay that no longer re-derives."""
+
+
 def recheck(path: str | Path) -> dict[str, Any]:
     """Re-simulate a replay and verify every event; returns its results.
 
@@ -123,13 +128,13 @@ def recheck(path: str | Path) -> dict[str, Any]:
     try:
         return _recheck(read_lines(path), at)
     except KeyError as err:
-        raise ReplayMismatch(
+        raise ReplayMalformed(
             at[0], f"an event lacks the field {err.args[0]!r} (not a coworld replay?)"
         ) from None
     except (TypeError, AttributeError, ValueError, IndexError) as err:
         if isinstance(err, CoworldError):
             raise
-        raise ReplayMismatch(at[0], f"an event has a field of the wrong kind ({err})") from None
+        raise ReplayMalformed(at[0], f"an event has a field of the wrong kind ({err})") from None
 
 
 def _recheck(lines: Iterator[tuple[int, dict[str, Any]]], at: list[int]) -> dict[str, Any]:
@@ -138,10 +143,10 @@ def _recheck(lines: Iterator[tuple[int, dict[str, Any]]], at: list[int]) -> dict
     try:
         number, header = next(lines)
     except StopIteration:
-        raise ReplayMismatch(1, "the replay is empty") from None
+        raise ReplayMalformed(1, "the replay is empty") from None
     at[0] = number
     if header.get("type") != "header":
-        raise ReplayMismatch(number, "the first line is not a header")
+        raise ReplayMalformed(number, "the first line is not a header")
     reducer = game({"game": header["config"]["game"], **header.get("settings", {})})
     state = reducer.init(seed=header["config"]["seed"])
     recorded_config = {k: header["config"].get(k) for k in state.config}
@@ -160,6 +165,8 @@ def _recheck(lines: Iterator[tuple[int, dict[str, Any]]], at: list[int]) -> dict
         elif kind == "ply":
             if event["seat"] != state.active_seat:
                 raise ReplayMismatch(number, "seat to move", event["seat"], state.active_seat)
+            if event.get("origin") == "opening":  # drawn from the seed: re-derive it
+                _expect(number, "opening ply", event["move"], state.opening_move())
             if event.get("guess") and hasattr(state, "with_guess"):
                 state = state.with_guess(list(event["guess"]))
             try:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from .errors import I64, MAX_EPISODES, MAX_THREADS, integer_arg
+from .errors import I64, MAX_EPISODES, MAX_OPENINGS, MAX_THREADS, integer_arg
 
 ENDINGS: tuple[str, ...] = tuple(_core.ENDINGS)
 
@@ -48,12 +48,14 @@ def simulate(
     threads: int | None = None,
     config: Mapping[str, Any] | None = None,
     start: int = 0,
+    openings: int = 0,
 ) -> SimResult:
     """Play `episodes` whole episodes in Rust, one baseline per seat, on `threads`
     threads (None: every core) with the GIL released. Episode `i` uses a seed
     derived from `seed` and `i`, so the arrays do not depend on the thread count.
     Seed 0 draws a base seed, recorded in `SimResult.seed`. `start` skips to
-    episode `start` of the same sequence (a resumed batch)."""
+    episode `start` of the same sequence (a resumed batch). Each episode first plays
+    `openings` random legal plies drawn from its seed alone (as `Episode` does)."""
     base = integer_arg("seed", seed, *I64) or _core.draw_seed()
     raw = _core.simulate(
         game,
@@ -63,6 +65,7 @@ def simulate(
         None if threads is None else integer_arg("threads", threads, 1, MAX_THREADS),
         json.dumps(dict(config)) if config else None,
         integer_arg("start", start, 0),
+        integer_arg("openings", openings, 0, MAX_OPENINGS),
     )
     return SimResult(
         game=game,

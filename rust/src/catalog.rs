@@ -109,7 +109,20 @@ impl Entry {
             "notAPortOf": self.origin.not_a_port_of(),
             "inRotation": in_rotation,
             "rotation": self.rotation,
+            "openings": self.openings(),
         })
+    }
+
+    /// Random legal plies a gate opens each seed pair with unless told otherwise:
+    /// enough that deterministic policies meet thousands of distinct positions
+    /// (7^4 in connect four, 49*48 in hex), too few to end a game; none for
+    /// Hanabi, whose deal already varies every episode.
+    pub fn openings(&self) -> u32 {
+        match self.id {
+            "hanabi" => 0,
+            "connect-four" | "breakthrough" | "quoridor" | "rotate" => 4,
+            _ => 2, // hex and the fog boards: two stones
+        }
     }
 }
 
@@ -180,6 +193,20 @@ mod tests {
         for seed in 1..=8 {
             let s = State::new("rotate", &Value::Null, seed).unwrap();
             assert_eq!(s.game_id(), rotation()[seed as usize % 4]);
+        }
+    }
+
+    #[test]
+    fn default_openings_never_end_a_game() {
+        for e in CATALOG.iter() {
+            for seed in 1..=200 {
+                let mut s = State::new(e.id, &Value::Null, seed).unwrap();
+                for _ in 0..e.openings() {
+                    let mv = s.opening_move().expect("still live");
+                    s.apply(&mv).unwrap();
+                }
+                assert!(!s.is_terminal(), "{} seed {seed}", e.id);
+            }
         }
     }
 

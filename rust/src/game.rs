@@ -294,6 +294,24 @@ pub fn random_policy<G: Game>(g: &G, rng: &mut Rng) -> G::Move {
     rng.pick(&moves)
 }
 
+/// One opening ply: a uniform move of the active seat's own legal set, drawn from
+/// the episode's opening stream (never from a policy), so in fog games it is a real
+/// attempt that the seat's view records as its own.
+pub fn opening_move<G: Game>(g: &G, seed: i64) -> G::Move {
+    crate::rng::opening_stream(seed, g.decision_stream()).pick(&g.legal_moves())
+}
+
+/// Play up to `n` opening plies (fewer if the game ends first).
+pub fn play_opening<G: Game>(g: &mut G, seed: i64, n: u32) {
+    for _ in 0..n {
+        if g.is_terminal() {
+            return;
+        }
+        let mv = opening_move(g, seed);
+        g.apply(mv);
+    }
+}
+
 /// Normalise a reply's move text the way every family's tolerant reader starts:
 /// lower-cased, trimmed, everything outside a-z0-9 removed.
 pub fn squeeze(text: &str) -> String {

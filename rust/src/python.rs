@@ -188,6 +188,11 @@ impl PyState {
     fn baseline_move(&self, name: &str) -> PyResult<String> {
         self.0.baseline_move(name).map_err(to_pyerr)
     }
+    /// The next opening ply (a random legal move drawn from the seed's opening
+    /// stream), or None once the game is over.
+    fn opening_move(&self) -> Option<String> {
+        self.0.opening_move()
+    }
     /// Raise `ConfigError` unless `name` (parameters included) is a baseline here.
     fn check_baseline(&self, name: &str) -> PyResult<()> {
         self.0.check_baseline(name).map_err(to_pyerr)
@@ -232,7 +237,7 @@ impl PyState {
 
 /// Run `episodes` whole episodes with the GIL released; returns a dict of numpy arrays.
 #[pyfunction]
-#[pyo3(signature = (game, policies, episodes, seed, threads=None, config=None, start=0))]
+#[pyo3(signature = (game, policies, episodes, seed, threads=None, config=None, start=0, openings=0))]
 #[allow(clippy::too_many_arguments)] // the Python signature, keyword arguments included
 fn simulate<'py>(
     py: Python<'py>,
@@ -243,6 +248,7 @@ fn simulate<'py>(
     threads: Option<usize>,
     config: Option<&str>,
     start: u64,
+    openings: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
     let batch = Batch {
         game: game.into(),
@@ -251,6 +257,7 @@ fn simulate<'py>(
         start,
         episodes,
         seed,
+        openings,
     };
     let columns = py.detach(|| batch.run_columns(threads)).map_err(to_pyerr)?;
     // Each column becomes its array without a copy.

@@ -170,6 +170,7 @@ fn every_game_id_has_a_simulate_code_and_every_ending_a_code() {
             start: 0,
             episodes: 4,
             seed: 3,
+            openings: 0,
         };
         for record in batch.run(Some(1)).unwrap() {
             let played = GAMES[record.game as usize];

@@ -299,6 +299,13 @@ impl State {
             Ok(g.move_name(player.choose(g, &mut rng)))
         })
     }
+    /// The next opening ply ([`crate::game::opening_move`]), or None once settled.
+    pub fn opening_move(&self) -> Option<String> {
+        if self.is_terminal() {
+            return None;
+        }
+        dispatch!(&self.inner, g => Some(g.move_name(crate::game::opening_move(g, self.seed))))
+    }
     /// Check a policy name (baseline and parameters) against this game.
     pub fn check_baseline(&self, name: &str) -> CoreResult<()> {
         dispatch!(&self.inner, g => player_for(g, name).map(|_| ()))

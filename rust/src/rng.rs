@@ -102,6 +102,18 @@ impl DecisionStreams {
     }
 }
 
+/// The stream of opening ply `stream` (the mover's [`crate::game::Game::decision_stream`])
+/// of the episode seeded `seed`: the random legal plies a league or gate may play
+/// before the policies take over. A function of the seed alone, on a stream of its
+/// own (no baseline draws from it), so both seat orders of a seed open alike.
+pub fn opening_stream(seed: i64, stream: u32) -> Rng {
+    let mut sm = (seed as u64) ^ 0x6F70_656E_696E_6773; // "openings"
+    DecisionStreams {
+        base: splitmix64(&mut sm),
+    }
+    .at(stream)
+}
+
 /// Seed of episode `index` of a batch started from `base`: in 1..=2^53-1, so it
 /// is as wide as a drawn seed and can be typed back into `coworld play --seed`.
 pub fn episode_seed(base: i64, index: u64) -> i64 {

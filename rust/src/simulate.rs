@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::error::{CoreError, CoreResult};
-use crate::game::Game;
+use crate::game::{play_opening, Game};
 use crate::policy::{Decide, Player};
 use crate::registry::{dispatch, player_for, State, GAMES};
 use crate::rng::{episode_seed, DecisionStreams};
@@ -80,6 +80,8 @@ pub struct Batch {
     pub start: u64,
     pub episodes: u64,
     pub seed: i64,
+    /// Random legal plies each episode opens with (see [`crate::game::play_opening`]).
+    pub openings: u32,
 }
 
 impl Batch {
@@ -151,7 +153,7 @@ impl Batch {
             // Played where `restart` put it: unwrapping would copy the state once more.
             let mut start = fresh.restart(seed);
             let g = start.as_mut().expect("checked by `restarts`");
-            Ok(play(g, &policies, seed, game))
+            Ok(play(g, &policies, seed, game, self.openings))
         })
     }
 
@@ -213,7 +215,8 @@ impl Batch {
                 .iter()
                 .map(|n| player_for(&g, n))
                 .collect::<CoreResult<Vec<_>>>()?;
-            Ok(play_out(g, &policies, seed, game))
+            let mut g = g;
+            Ok(play(&mut g, &policies, seed, game, self.openings))
         })
     }
 }
@@ -326,11 +329,18 @@ pub fn play_out<G: Game, P: Decide<G>>(
     seed: i64,
     game: u8,
 ) -> EpisodeRecord {
-    play(&mut g, policies, seed, game)
+    play(&mut g, policies, seed, game, 0)
 }
 
-/// [`play_out`] in place.
-fn play<G: Game, P: Decide<G>>(g: &mut G, policies: &[P], seed: i64, game: u8) -> EpisodeRecord {
+/// [`play_out`] in place, after `openings` random legal plies.
+fn play<G: Game, P: Decide<G>>(
+    g: &mut G,
+    policies: &[P],
+    seed: i64,
+    game: u8,
+    openings: u32,
+) -> EpisodeRecord {
+    play_opening(g, seed, openings);
     let streams = DecisionStreams::new(seed);
     while let Some(seat) = g.active_seat() {
         let mut rng = streams.at(g.decision_stream());
@@ -359,6 +369,7 @@ pub(crate) fn both_orders_total(game: &str, a: &str, b: &str, episodes: u64, see
             start: 0,
             episodes,
             seed,
+            openings: 0,
         }
         .run(None)
         .unwrap()
@@ -372,6 +383,7 @@ pub(crate) fn both_orders_total(game: &str, a: &str, b: &str, episodes: u64, see
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gauntlet::connect_four::ConnectFour;
 
     fn batch(game: &str, policies: &[&str], episodes: u64) -> Batch {
         Batch {
@@ -381,6 +393,7 @@ mod tests {
             start: 0,
             episodes,
             seed: 11,
+            openings: 0,
         }
     }
 
@@ -452,6 +465,34 @@ mod tests {
             matches!(err, CoreError::Config { ref field, .. } if field == "policies"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn openings_vary_deterministic_play_alike_in_both_seat_orders() {
+        let mut b = batch("connect-four", &["tactician", "tactician"], 40);
+        let plain = b.run(Some(1)).unwrap();
+        b.openings = 4;
+        let opened = b.run(Some(1)).unwrap();
+        // the same opening ply by ply as the registry's state plays it
+        for (i, rec) in opened.iter().enumerate() {
+            let seed = episode_seed(11, i as u64);
+            let mut s = State::new("connect-four", &Value::Null, seed).unwrap();
+            let mut g = ConnectFour::new();
+            play_opening(&mut g, seed, 4);
+            for _ in 0..4 {
+                let mv = s.opening_move().unwrap();
+                s.apply(&mv).unwrap();
+            }
+            assert_eq!(s.legal_moves(), g.legal_names(), "{i}");
+            assert!(rec.plies >= 4);
+        }
+        let lengths = |r: &[EpisodeRecord]| {
+            r.iter()
+                .map(|x| x.plies)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        };
+        assert!(lengths(&opened) > lengths(&plain), "openings add variety");
     }
 
     #[test]

@@ -10,7 +10,9 @@ episodes = 200          # per pairing (ordered pair or Hanabi table) per game
 seed = 1                # base seed; both orders of a pairing share every seed; 0 draws one
 concurrency = 4         # Claude episodes in flight at once
 threads = 2             # batch-simulator threads (default: every core)
-replays = 1             # per scripted pairing, also write this many replays
+replays = 1             # per pairing without a Claude seat, write this many replays
+openings = 0            # each seed pair opens with this many random legal plies, or
+                        #   "default": each game's own (coworld.catalog(); 0 for Hanabi)
 out = "runs/nightly"    # database, replays, standings (relative to this file)
 schedule = "round-robin" # or "adaptive": `episodes` seed pairs per pairing first, then
 confidence = 0.95       #   more where neighbours' intervals overlap, until each game's
@@ -41,7 +43,7 @@ from typing import Any
 
 from .. import GAMES
 from ..episode import Clock
-from ..errors import ConfigError
+from ..errors import MAX_OPENINGS, ConfigError
 from ..games import entry
 from ..games import game as game_reducer
 from ..seats.claude import add_prices, user_price
@@ -72,6 +74,7 @@ TOP_LEVEL = {
     "void_retries",
     "schedule",
     "confidence",
+    "openings",
 }
 SCHEDULES = ("round-robin", "adaptive")
 
@@ -101,6 +104,9 @@ class LeagueConfig:
     schedule: str = "round-robin"
     confidence: float = 0.95
     max_episodes: int | None = None
+    #: Random legal plies every episode opens with, drawn from its seed alone (so
+    #: both seat orders of a seed open alike); None: each game's catalogue default.
+    openings: int | None = 0
 
     @property
     def database(self) -> Path:
@@ -110,6 +116,10 @@ class LeagueConfig:
         """The settings a game's episodes are played with (Hanabi: always its seats)."""
         settings = {**DEFAULT_SETTINGS.get(game, {}), **self.settings.get(game, {})}
         return settings or None
+
+    def openings_for(self, game: str) -> int:
+        """The opening plies of `game`'s episodes."""
+        return int(entry(game)["openings"]) if self.openings is None else self.openings
 
     @property
     def hanabi_seats(self) -> int:
@@ -128,6 +138,11 @@ class LeagueConfig:
             **(
                 {"schedule": self.schedule, "confidence": self.confidence}
                 if self.schedule == "adaptive"
+                else {}
+            ),
+            **(
+                {"openings": {g: self.openings_for(g) for g in self.games}}
+                if self.openings != 0
                 else {}
             ),
         }
@@ -201,6 +216,7 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         concurrency=_int(raw, "concurrency", 1, 1024) if "concurrency" in raw else 4,
         threads=_int(raw, "threads", 1, 1024) if "threads" in raw else None,
         replays=_int(raw, "replays", 0, 1000) if "replays" in raw else 1,
+        openings=_openings(raw),
         out=out if out.is_absolute() else base_dir / out,
         max_tokens=_int(budget, "max_tokens", 1, 10**12, prefix="budget.")
         if "max_tokens" in budget
@@ -245,6 +261,13 @@ def _int(
             f"`{prefix}{key}` must be an integer in {lo}..{hi}, not {value!r}", prefix + key
         )
     return value
+
+
+def _openings(raw: dict[str, Any]) -> int | None:
+    """`openings`: a count of plies, or "default" for each game's own (None)."""
+    if raw.get("openings") == "default":
+        return None
+    return _int(raw, "openings", 0, MAX_OPENINGS) if "openings" in raw else 0
 
 
 def _number(raw: dict[str, Any], key: str, prefix: str) -> float:

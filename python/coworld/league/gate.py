@@ -8,6 +8,7 @@ does; the gate stops when the log-likelihood ratio leaves [lower, upper]:
   LLR >= upper: H1, the candidate is not worse       exit 0
   LLR <= lower: H0, the candidate is worse           exit 1
   the episode cap reached first: inconclusive        exit 2
+  every seed pair played the same games: inconclusive exit 2 (see `replayed_one_game`)
 With elo0 = -10 and elo1 = 0, alpha bounds the chance of passing a candidate
 10 Elo worse and beta the chance of failing one that is as good.
 
@@ -34,12 +35,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..episode import Clock
-from ..errors import ConfigError
+from ..errors import MAX_OPENINGS, ConfigError
 from ..exit_codes import ExitCode
 from ..games import FAMILIES
 from ..seats.claude import Usage
@@ -99,6 +100,9 @@ class GateConfig:
     max_cost_usd: float | None = None
     #: seconds the API may be unavailable before the gate stops (exit 4)
     infra_patience: float = DEFAULT_PATIENCE_SECONDS
+    #: random legal plies each seed pair opens with; None: each game's default
+    #: (`coworld.catalog()[game]["openings"]`)
+    openings: int | None = None
 
     def check(self) -> None:
         if self.candidate.name == self.reference.name:
@@ -122,6 +126,10 @@ class GateConfig:
         for name, v in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < v < 0.5:
                 raise ConfigError(f"--{name} must be in (0, 0.5), not {v}", name)
+        if self.openings is not None and not 0 <= self.openings <= MAX_OPENINGS:
+            raise ConfigError(
+                f"--openings must be in 0..{MAX_OPENINGS}, not {self.openings}", "openings"
+            )
         if self.batch < 1:
             raise ConfigError(f"--batch must be at least 1, not {self.batch}", "batch")
         if self.max_episodes < 2 * len(self.games):
@@ -154,6 +162,7 @@ class GateConfig:
             clock=self.clock,
             max_cost_usd=self.max_cost_usd,
             infra_patience=self.infra_patience,
+            openings=self.openings,
         )
 
 
@@ -178,6 +187,8 @@ class GateResult:
     stopped: str | None = None
     #: What every run of this gate spent on Claude calls so far.
     spent: Usage = field(default_factory=Usage)
+    #: why an inconclusive gate could not measure (None: it could)
+    reason: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -197,6 +208,36 @@ def candidate_counts(blocks: list[Block], candidate: str, below: int) -> tuple[n
         points = p.points if p.a == candidate else p.games - p.points
         counts += pentanomial(points, p.games)
     return counts, sum(b.score.shape[0] for b in kept)
+
+
+#: Seed pairs a gate plays before it may call them all alike (a handful of varied
+#: pairs are never all alike by chance: each pair's games differ in length too).
+ALIKE_MIN_PAIRS = 8
+
+
+def replayed_one_game(db: LeagueDB, league: str, below: int) -> str | None:
+    """Why the seed pairs below `below` cannot measure anything, or None. When every
+    pair of every game played the same games (the same scores, lengths and endings in
+    both seat orders), the sample is one game pair counted many times: deterministic
+    policies on a game without chance do this, and the GSPRT would read the repeats as
+    evidence."""
+    by_pair: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
+    for r in db.episodes(league):
+        if r.idx < below:
+            by_pair.setdefault((r.game, r.idx), []).append((r.seats, r.score, r.plies, r.ending))
+    kinds: dict[str, set[tuple[Any, ...]]] = {}
+    for (game, _), games in by_pair.items():
+        if len(games) == 2:
+            kinds.setdefault(game, set()).add(tuple(sorted(games)))
+    pairs = sum(1 for g in by_pair.values() if len(g) == 2)
+    if pairs < ALIKE_MIN_PAIRS or any(len(k) > 1 for k in kinds.values()):
+        return None
+    return (
+        f"no variation: all {pairs} seed pairs replayed the same games (the same scores, "
+        "lengths and endings in both seat orders), so they measure one game pair, not "
+        f"{pairs}; deterministic policies on a game without chance do this. Open each "
+        "pair with random legal plies: --openings N (e.g. --openings 4)"
+    )
 
 
 def recorded_outcomes(
@@ -232,9 +273,10 @@ def recorded_outcomes(
     return counts, played
 
 
-def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int]:
-    """The recorded league's blocks, its seed and the seed pairs it holds per game (the
-    fewest over the games); refuses one whose episodes used other seeds."""
+def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int, int | None]:
+    """The recorded league's blocks, its seed, the seed pairs it holds per game (the
+    fewest over the games) and its openings; refuses one whose episodes used other
+    seeds."""
     from .. import _core
     from .schedule import game_seed
 
@@ -246,6 +288,7 @@ def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int]:
             raise ConfigError(f"{config.recorded.database} holds no league", "reference")
         league = names[-1]
         seed = int(db.config(league).get("seed", 1))
+        openings = _openings_of(db.config(league))
         chunks = db.chunks(league)
         rows = db.runner_rows(league)
         blocks = db.blocks(league)
@@ -285,7 +328,15 @@ def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int]:
                 "reference",
             )
         held.append(n)
-    return blocks, seed, min(held)
+    return blocks, seed, min(held), openings
+
+
+def _openings_of(stored: dict[str, Any]) -> int | None:
+    """A stored league's openings as a GateConfig takes them: 0 when it played none,
+    its one count, or None (each game's default) when they differ by game."""
+    by_game = stored.get("openings") or {}
+    counts = set(by_game.values())
+    return 0 if not counts else counts.pop() if len(counts) == 1 else None
 
 
 def run_gate(
@@ -302,8 +353,10 @@ def run_gate(
     cap_pairs = config.max_episodes // (2 * len(config.games))  # 2 episodes per seed pair
     scores = PENTA
     if config.recorded is not None:
-        recorded, seed, held = _load_recorded(config)
-        config = replace(config, seed=seed)  # the recorded league's seeds
+        recorded, seed, held, openings = _load_recorded(config)
+        # the recorded league's seeds, and its openings unless told otherwise
+        chosen = openings if config.openings is None else config.openings
+        config = replace(config, seed=seed, openings=chosen)
         cap_pairs, scores = min(cap_pairs, held), NONA
     league = config.league()
     run = LeagueRun(league, fresh=False, progress=False)
@@ -318,6 +371,13 @@ def run_gate(
                 f"{league.database} holds this gate with seed {stored.get('seed')}; "
                 "use that seed, another --out, or --fresh",
                 "seed",
+            )
+        if stored and stored.get("openings") != league.describe().get("openings"):
+            raise ConfigError(
+                f"{league.database} holds this gate played with other openings "
+                f"({stored.get('openings') or 'none'}); give the same --openings, another "
+                "--out, or --fresh",
+                "openings",
             )
         db.register(league.name, league.describe(), league.policies)
         for game in config.games:
@@ -352,6 +412,12 @@ def run_gate(
             if on_step:
                 on_step(step)
             spent = db.spent(league.name)
+            if config.recorded is None:
+                alike = replayed_one_game(db, league.name, target)
+                if alike:
+                    return GateResult(
+                        ExitCode.INCONCLUSIVE, steps, bounds, spent=spent, reason=alike
+                    )
             if llr >= bounds.upper:
                 return GateResult(ExitCode.OK, steps, bounds, spent=spent)
             if llr <= bounds.lower:

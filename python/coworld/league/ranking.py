@@ -8,8 +8,10 @@ Statistics, stated once:
 - Both seat orders of a pairing play the same seed: the episodes of one seed
   and one set of policies are a seed pair (stats.py), and the standard error is
   the cluster-robust one over seed pairs within opponent sets. The 95% interval
-  is mean +/- t(0.975, pairs - opponent sets) * se (one opponent set, one episode
-  per unit: the plain sd / sqrt(n)).
+  is a score-type (Wilson) interval on the game's score range with the effective
+  sample size that standard error implies and the t(0.975, pairs - opponent sets)
+  quantile (stats.bounded_interval): mean +/- t * se inside the range, never past
+  its ends (one opponent set, one episode per unit: se is the plain sd / sqrt(n)).
 - Overall = the equal-weight mean of the policy's per-game means, Hanabi scaled
   to 0..1 (score / 25) so no game dominates; its standard error combines the
   per-game ones: sqrt(sum se_g^2) / G.
@@ -18,8 +20,8 @@ Statistics, stated once:
   (stats.py). Hanabi is cooperative and keeps the mean score at every seat count
   (a two-seat Hanabi table is two policies sharing a score, not a match).
 - compare: a policy is significantly worse on a game when the 95% interval of
-  (current - baseline), Welch's normal approximation, lies wholly below zero
-  (z < -1.96). Each (policy, game) is tested at 5%; with many cells expect
+  (current - baseline), Newcombe's hybrid score interval from the two bounded
+  intervals, lies wholly below zero. Each (policy, game) is tested at 5%; with many cells expect
   about one false alarm in twenty cells, so gate on what you care about.
 """
 
@@ -40,6 +42,8 @@ import numpy as np
 from ..games import entry
 from .stats import (
     Rating,
+    bounded_difference,
+    bounded_interval,
     cluster_se,
     clustered_samples,
     head_to_head_block,
@@ -78,7 +82,10 @@ class Stat:
     hi: float
 
 
-def summarize(values: Sequence[float] | np.ndarray) -> Stat:
+def summarize(
+    values: Sequence[float] | np.ndarray, bounds: tuple[float, float] = (-1.0, 1.0)
+) -> Stat:
+    """Mean, sd, se and the bounded 95% interval of independent scores in `bounds`."""
     v = np.asarray(values, dtype=float)
     n = int(v.size)
     if n == 0:
@@ -88,8 +95,8 @@ def summarize(values: Sequence[float] | np.ndarray) -> Stat:
         return Stat(1, mean, math.nan, math.nan, math.nan, math.nan)
     sd = float(v.std(ddof=1))
     se = sd / math.sqrt(n)
-    half = t_quantile(0.975, n - 1) * se
-    return Stat(n, mean, sd, se, mean - half, mean + half)
+    lo, hi = bounded_interval(mean, se, n, *bounds, t_quantile(0.975, n - 1))
+    return Stat(n, mean, sd, se, lo, hi)
 
 
 Results = Sequence[Block] | Sequence[EpisodeRow]
@@ -103,16 +110,28 @@ def as_blocks(results: Results) -> list[Block]:
     return items  # type: ignore[return-value]
 
 
-def summarize_paired(values: np.ndarray, units: np.ndarray, strata: np.ndarray) -> Stat:
-    """Mean over episodes; standard error and t-interval over seed pairs within
-    opponent sets (stats.cluster_se)."""
+def summarize_paired(
+    values: np.ndarray,
+    units: np.ndarray,
+    strata: np.ndarray,
+    bounds: tuple[float, float] = (-1.0, 1.0),
+) -> Stat:
+    """Mean over episodes; standard error over seed pairs within opponent sets
+    (stats.cluster_se) and its bounded t-interval (stats.bounded_interval)."""
     se, dof = cluster_se(values, units, strata)
     mean = float(values.mean())
     sd = float(values.std(ddof=1)) if values.size > 1 else math.nan
     if math.isnan(se):
         return Stat(int(values.size), mean, sd, math.nan, math.nan, math.nan)
-    half = t_quantile(0.975, dof) * se
-    return Stat(int(values.size), mean, sd, se, mean - half, mean + half)
+    n_units = int(units.max()) + 1
+    lo, hi = bounded_interval(mean, se, n_units, *bounds, t_quantile(0.975, dof))
+    return Stat(int(values.size), mean, sd, se, lo, hi)
+
+
+def score_bounds(game: str) -> tuple[float, float]:
+    """The lowest and highest score a seat of `game` can get."""
+    score = entry(game)["score"]
+    return float(score["min"]), float(score["max"])
 
 
 @dataclass(frozen=True)
@@ -144,11 +163,13 @@ def standings(results: Results, paired: bool = True) -> list[Standing]:
     per_game: dict[tuple[str, str], Stat] = {}
     units: dict[tuple[str, str], int] = {}
     for key, c in clustered_samples(as_blocks(results)).items():
+        bounds = score_bounds(key[1])
         if paired:
-            per_game[key] = summarize_paired(c.values, c.units, c.strata)
+            per_game[key] = summarize_paired(c.values, c.units, c.strata, bounds)
             units[key] = int(c.units.max()) + 1
         else:
-            per_game[key], units[key] = summarize(c.values), int(c.values.size)
+            per_game[key] = summarize(c.values, bounds)
+            units[key] = int(c.values.size)
     table = [
         Standing(p, g, s.n, s.mean, s.lo, s.hi, s.sd, s.se, units[(p, g)])
         for (p, g), s in per_game.items()
@@ -162,11 +183,10 @@ def standings(results: Results, paired: bool = True) -> list[Standing]:
         se = math.sqrt(sum(0 if math.isnan(e) else e * e for _, e in scaled)) / len(scaled)
         n = sum(s.n for _, s in games)
         pairs = sum(units[(policy, g)] for g, _ in games)
-        table.append(
-            Standing(
-                policy, OVERALL, n, mean, mean - 1.96 * se, mean + 1.96 * se, math.nan, se, pairs
-            )
-        )
+        # the overall scale's range: the mean of each game's range on it
+        low = sum(-1.0 if score_bounds(g) == (-1, 1) else 0.0 for g, _ in games) / len(games)
+        lo, hi = bounded_interval(mean, se, pairs, low, 1.0, 1.96)
+        table.append(Standing(policy, OVERALL, n, mean, lo, hi, math.nan, se, pairs))
     order = {g: i for i, g in enumerate(sorted({s.game for s in table} - {OVERALL}))}
     order[OVERALL] = -1
     return sorted(table, key=lambda s: (order[s.game], -s.mean, s.policy))
@@ -234,13 +254,23 @@ def reliability(results: Results) -> dict[str, dict[str, Any]]:
     return out
 
 
-def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[str, Path]:
+def export(
+    results: Results,
+    league: str,
+    out_dir: Path,
+    seed: int = 0,
+    alike: Sequence[tuple[str, tuple[str, ...], int]] = (),
+) -> dict[str, Path]:
     """standings.csv, standings.json and standings.png in `out_dir`; `seed` (the
-    league's) makes the rating bootstrap reproducible."""
+    league's) makes the rating bootstrap reproducible; `alike` lists the pairings whose
+    episodes were all one game (flags.alike_pairings), flagged in standings.json."""
+    from .flags import standing_flags, warnings
+
     out_dir.mkdir(parents=True, exist_ok=True)
     blocks = as_blocks(results)
     table = standings(blocks)
     rated = ratings(blocks, seed)
+    flagged = standing_flags(blocks, alike)
     paths = {
         "csv": out_dir / "standings.csv",
         "json": out_dir / "standings.json",
@@ -254,7 +284,10 @@ def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[
     doc = {
         "league": league,
         "episodes": sum(b.score.shape[0] for b in blocks),
-        "standings": [_clean(asdict(s)) for s in table],
+        "standings": [
+            {**_clean(asdict(s)), "flags": flagged.get((s.policy, s.game), [])} for s in table
+        ],
+        "warnings": warnings(blocks, alike),
         "ratings": [_clean(asdict(r)) for r in rated],
         "unrated": unrated(blocks),
         "headToHead": head_to_head(blocks),
@@ -320,14 +353,9 @@ def compare(baseline: Sequence[Standing], current: Sequence[Standing]) -> list[D
         if b is None:
             continue
         diff = s.mean - b.mean
-        se = math.sqrt(_sq(s.se) + _sq(b.se))
-        lo, hi = diff - 1.96 * se, diff + 1.96 * se
+        lo, hi = bounded_difference((s.mean, s.lo, s.hi), (b.mean, b.lo, b.hi))
         out.append(Difference(s.policy, s.game, b.mean, s.mean, diff, lo, hi, hi < 0))
     return out
-
-
-def _sq(x: float) -> float:
-    return 0.0 if x is None or math.isnan(x) else x * x
 
 
 def voided(path: Path) -> int | None:

@@ -110,6 +110,8 @@ class LeagueReport:
     missing: int = 0
     #: (pairing, scored, scheduled) of every pairing not complete: partial standings.
     incomplete: list[tuple[str, int, int]] = field(default_factory=list)
+    #: True when the stop was a policy's doing (it ended its worker process), not the API's.
+    policy_stopped: bool = False
 
 
 def _league_seed(config: LeagueConfig, fresh: bool) -> int:
@@ -217,10 +219,12 @@ class LeagueRun:
                     f"stopped by Ctrl-C: {played} episodes stored now, {self.cut_short} in "
                     "flight recorded as void with their usage; rerun the same command to resume"
                 )
+            from .flags import alike_pairings
             from .ranking import export
 
+            name = self.config.name
             exports = export(
-                db.blocks(self.config.name), self.config.name, self.config.out, self.config.seed
+                db.blocks(name), name, self.config.out, self.config.seed, alike_pairings(db, name)
             )
             return LeagueReport(
                 self.config.name,
@@ -236,6 +240,7 @@ class LeagueRun:
                 self._stop_reason(),
                 0 if total is None else total - db.count(self.config.name),
                 self._incomplete(db),
+                policy_stopped=bool(self.worker_died),
             )
         finally:
             self.backend.close()
@@ -360,6 +365,7 @@ class LeagueRun:
                 count,
                 self.config.settings_for(p.game),
                 self.config.threads,
+                self.config.openings_for(p.game),
             )
             for p in self.schedule
             if self.is_scripted(p)
@@ -398,6 +404,7 @@ class LeagueRun:
                         self.config.clock,
                         self.config.settings_for(p.game),
                         str(out),
+                        openings=self.config.openings_for(p.game),
                     )
                 )
                 assert isinstance(row, EpisodeRow)  # scripted seats: nothing to void
@@ -410,6 +417,15 @@ class LeagueRun:
                         f"{chunk.score[idx]} in {chunk.plies[idx]}"
                     )
                 db.add(self.config.name, [row], source="replay")
+
+    def _replay_file(self, p: Pairing, idx: int) -> str | None:
+        """Where a runner episode writes its replay: always with a Claude seat (its
+        calls are the record of what was paid for), else only the first `replays`
+        episodes of the pairing, as for scripted pairings."""
+        claude = any(isinstance(self.policies[n], ClaudePolicy) for n in p.seats)
+        if claude or idx < self.config.replays:
+            return str(self._replay_path(p, idx))
+        return None
 
     def _replay_path(self, p: Pairing, idx: int) -> Path:
         safe = "-vs-".join(n.replace("/", "_") for n in p.seats)
@@ -673,8 +689,9 @@ class LeagueRun:
                 p.seed(idx),
                 clock,
                 self.config.settings_for(p.game),
-                str(self._replay_path(p, idx)),
+                self._replay_file(p, idx),
                 self.infra,
+                openings=self.config.openings_for(p.game),
             )
 
 

@@ -103,6 +103,49 @@ def cluster_se(
     return float(math.sqrt(var)), dof
 
 
+def bounded_interval(
+    mean: float, se: float, units: int, low: float, high: float, q: float
+) -> tuple[float, float]:
+    """A score-type (Wilson) interval for a mean known to lie in [low, high]: never past
+    the bounds, and never empty at them. The mean is rescaled to p in [0, 1]; Wilson's
+    interval is taken with the effective sample size the standard error implies,
+    n = p(1 - p) / se^2 (so inside the range it is mean +/- q * se to first order).
+    At a bound se is 0 and n is the number of independent units (Wilson's own case:
+    all wins in n give [n / (n + q^2), 1]); inside the range an se of 0 (every unit
+    scored alike) keeps the point, as mean +/- q * se does. `q` is the quantile
+    (1.96, or Student's t for the units' degrees of freedom)."""
+    if units < 1 or not math.isfinite(mean) or not high > low:
+        return math.nan, math.nan
+    width = high - low
+    p = min(max((mean - low) / width, 0.0), 1.0)
+    s = se / width if math.isfinite(se) else math.nan
+    if 0 < p < 1 and s == 0:
+        return mean, mean
+    n = p * (1 - p) / (s * s) if 0 < p < 1 else float(units)
+    if not math.isfinite(q) or n != n:
+        return low, high
+    z2 = q * q
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = q / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    # at a bound the interval ends exactly there (the formula does, up to rounding)
+    lo = 0.0 if p == 0 else max(centre - half, 0.0)
+    hi = 1.0 if p == 1 else min(centre + half, 1.0)
+    return low + lo * width, low + hi * width
+
+
+def bounded_difference(
+    a: tuple[float, float, float], b: tuple[float, float, float]
+) -> tuple[float, float]:
+    """Newcombe's hybrid score interval of a - b from each mean's own bounded interval
+    (mean, lo, hi): it inherits their respect for the bounds, where the plain
+    mean +/- 1.96 se of a difference runs past them."""
+    (ma, la, ha), (mb, lb, hb) = a, b
+    d = ma - mb
+    lo = d - math.sqrt((ma - la) ** 2 + (hb - mb) ** 2)
+    hi = d + math.sqrt((ha - ma) ** 2 + (mb - lb) ** 2)
+    return lo, hi
+
+
 # ---- Bradley-Terry ----------------------------------------------------------
 
 

@@ -39,6 +39,8 @@ class ChunkJob:
     settings: Settings = None
     #: Batch-simulator threads (None: every core; Ray passes its per-task share).
     threads: int | None = None
+    #: Random legal plies each episode opens with (drawn from its seed alone).
+    openings: int = 0
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class EpisodeJob:
     #: The driver's ledger service (`driver_ledger`), through which an episode in a
     #: local worker process reserves and records each call, or None.
     ledger_at: Address | None = None
+    #: Random legal plies the episode opens with (drawn from its seed alone).
+    openings: int = 0
 
     @property
     def seats(self) -> tuple[str, ...]:
@@ -94,6 +98,7 @@ def run_chunk(job: ChunkJob) -> Chunk:
         job.threads,
         job.settings,
         start=job.start,
+        openings=job.openings,
     )
     return Chunk(
         pairing=job.pairing,
@@ -169,6 +174,7 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
         out=job.out,
         client=shared.client,
         on_usage=(lambda usage: on_call(job, usage)) if on_call else None,
+        openings=job.openings,
     )
     for policy in job.policies:  # a person at a seat: deal this episode's links
         if isinstance(policy, HumanPolicy) and policy.table is not None:

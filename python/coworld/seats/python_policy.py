@@ -77,6 +77,7 @@ import re
 import secrets
 import sys
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,7 +147,8 @@ class PythonPolicy:
         except KeyboardInterrupt:
             raise
         except BaseException as err:  # the policy's own failure, recorded, never raised
-            return PythonSeat(self, None, ("error", f"{step[-1]} raised " + _describe(err)))
+            failure = f"{step[-1]} raised " + _describe(err, self)
+            return PythonSeat(self, None, ("error", failure))
 
     def _warm_up(self) -> None:
         """The file's first load in this process, untimed as in `coworld play` (up to
@@ -289,7 +291,7 @@ class PythonSeat:
         except KeyboardInterrupt:  # Ctrl-C stops the run, as anywhere
             raise
         except BaseException as err:  # the policy's own failure (sys.exit too), never raised
-            return Verdict(None, "error", _describe(err), _since(started))
+            return Verdict(None, "error", _describe(err, self.policy), _since(started))
         if _since(started) > limit:
             return self._bench(state, _over_limit("the decision", limit, started), started)
         return _read(answer, state, _since(started))
@@ -309,13 +311,28 @@ def _over_limit(what: str, limit: float, started: float) -> tuple[str, str]:
     return "timeout", f"{what} took {seconds:.3f} s; the limit is {limit:g} s"
 
 
-def _describe(err: BaseException) -> str:
-    """`Type: message` of a policy's exception, at most 300 characters."""
+def _describe(err: BaseException, policy: PythonPolicy | None = None) -> str:
+    """`Type: message` of a policy's exception, at most 300 characters, and where in
+    the policy's file it was raised (the deepest line of that file on the traceback)."""
     try:
         text = f"{type(err).__name__}: {err}"
     except Exception:  # an exception whose str() itself fails
         text = type(err).__name__
-    return _text(text)[:300]
+    where = _line_in(err, policy) if policy is not None else ""
+    return _text(text)[: 300 - len(where)] + where
+
+
+def _line_in(err: BaseException, policy: PythonPolicy) -> str:
+    """` (at FILE line N: SOURCE)` for the policy file's deepest frame on the
+    traceback, or "" when the file is not on it."""
+    filename = policy.path or policy.name
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == filename]
+    if not frames or frames[-1].lineno is None:
+        return ""
+    lineno = frames[-1].lineno
+    lines = policy.source.splitlines()
+    code = lines[lineno - 1].strip()[:80] if 0 < lineno <= len(lines) else ""
+    return _text(f" (at {Path(filename).name} line {lineno}: {code})")
 
 
 def _since(started: float) -> float:

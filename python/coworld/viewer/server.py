@@ -97,15 +97,22 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
         return JSONResponse(_core.catalog())
 
     async def league(request: Request) -> JSONResponse:
+        from ..league.flags import standing_flags, warnings
         from ..league.ranking import _clean, head_to_head, reliability, standings
         from ..league.stats import ratings
 
         name, blocks, listed = _league(site)
+        alike = _alike(site, name)
+        flagged = standing_flags(blocks, alike)
         plot = "standings.png" if (site.root / "standings.png").is_file() else None
         return JSONResponse(
             {
                 "league": name,
-                "standings": [_clean(s.__dict__) for s in standings(blocks)],
+                "standings": [
+                    {**_clean(s.__dict__), "flags": flagged.get((s.policy, s.game), [])}
+                    for s in standings(blocks)
+                ],
+                "warnings": warnings(blocks, alike),
                 "ratings": [_clean(r.__dict__) for r in ratings(blocks, _league_seed(site, name))],
                 "headToHead": head_to_head(blocks),
                 "reliability": reliability(blocks),
@@ -241,6 +248,20 @@ def _league(site: Site) -> tuple[str | None, list[Any], list[Any]]:
         if not names:
             return None, [], []
         return names[-1], db.blocks(names[-1]), db.runner_rows(names[-1], source=None)
+    finally:
+        db.close()
+
+
+def _alike(site: Site, name: str | None) -> list[tuple[str, tuple[str, ...], int]]:
+    """The league's pairings whose episodes were all one game (flags.alike_pairings)."""
+    if site.database is None or name is None:
+        return []
+    from ..league.flags import alike_pairings
+    from ..league.storage import LeagueDB
+
+    db = LeagueDB(site.database)
+    try:
+        return alike_pairings(db, name)
     finally:
         db.close()
 

@@ -441,6 +441,7 @@ fn baselines_beat_random() {
                 start: 0,
                 episodes: 400,
                 seed: 5,
+                openings: 0,
             };
             let first = batch([name, "random"]).run(Some(1)).unwrap();
             let second = batch(["random", name]).run(Some(1)).unwrap();
@@ -488,6 +489,7 @@ fn the_simulator_clones_a_fresh_state_with_the_same_results() {
         start: 0,
         episodes: 200,
         seed: 3,
+        openings: 0,
     };
     let fast = batch.run(Some(2)).unwrap();
     for (i, rec) in fast.iter().enumerate() {

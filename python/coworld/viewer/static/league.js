@@ -11,9 +11,12 @@ async function loadLeague() {
   for (const s of data.standings) {
     const tr = document.createElement("tr");
     tr.append(cell(s.game), cell(s.policy), cell(String(s.n), "num"), cell(String(s.pairs), "num"),
-      cell(fmt(s.mean), "num"), cell(s.lo === null ? "-" : `[${fmt(s.lo)}, ${fmt(s.hi)}]`, "num"));
+      cell(fmt(s.mean), "num"), cell(s.lo === null ? "-" : `[${fmt(s.lo)}, ${fmt(s.hi)}]`, "num"),
+      cell((s.flags || []).join(", "), (s.flags || []).length ? "warn" : ""));
     body.append(tr);
   }
+  const notes = $("#standings-warnings");
+  for (const w of data.warnings || []) { const li = document.createElement("li"); li.textContent = w; notes.append(li); }
   const elo = (x) => (x === null || x === undefined) ? "-" : (x >= 0 ? "+" : "") + x.toFixed(0);
   const ratings = $("#ratings tbody");
   for (const r of data.ratings || []) {

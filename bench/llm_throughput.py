@@ -94,7 +94,10 @@ def stub_sdk(latency: float) -> None:
 
     legal = re.compile(r"Legal moves \(\d+\): ([^,\n]+)")
 
-    async def send(self: ClaudeClient, policy: object, system: str, messages: list) -> dict:
+    async def send(
+        self: ClaudeClient, policy: object, system: str, messages: list, accepted: list
+    ) -> dict:
+        accepted.append(time.monotonic())  # accepted at once, answered after the latency
         await asyncio.sleep(latency)
         found = legal.search(messages[-1]["content"])
         text = json.dumps({"move": found.group(1).strip() if found else "?"})

@@ -15,7 +15,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, _core, simulate
-from .errors import I64, MAX_EPISODES, MAX_THREADS, ConfigError, CoworldError
+from .errors import I64, MAX_EPISODES, MAX_THREADS, ConfigError, CoworldError, InfrastructureStop
+from .exit_codes import ExitCode
 from .games import catalog
 
 if TYPE_CHECKING:
@@ -838,6 +839,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return int(args.run(args))
+    except InfrastructureStop as err:  # a rejected request, a database or disk failure
+        console.print(f"[bold red]stopped:[/] {escape(str(err))}", soft_wrap=True)
+        return ExitCode.INFRASTRUCTURE
     except CoworldError as err:
         console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         return 2

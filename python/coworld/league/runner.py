@@ -10,7 +10,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,15 +26,17 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InfrastructureStop
 from ..seats.budget import Ledger
 from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import (
+    REJECTED,
     CircuitBreaker,
     InfraFailure,
     InfraPolicy,
     ModelTimeout,
     Pause,
+    RequestRejected,
     retryable_cause,
 )
 from ..seats.policy import BaselinePolicy, ClaudePolicy
@@ -71,8 +73,9 @@ YOUNG_GC_THRESHOLD = 20_000
 
 PING: list[dict[str, Any]] = [{"role": "user", "content": "ping"}]
 
-#: Episodes cut short by the league itself (not the API): a plain rerun plays them.
-CUT_CAUSES = ("budget", "interrupted")
+#: Episodes cut short by the league itself, or by a request the API rejected (the
+#: policy must change): a plain rerun plays them.
+CUT_CAUSES = ("budget", "interrupted", REJECTED)
 
 
 class LeagueInterrupted(KeyboardInterrupt):
@@ -128,6 +131,8 @@ class LeagueRun:
         self.breaker: CircuitBreaker | None = None
         #: The cause of an API refusal (401, 404, ...): the league stops dispatching.
         self.refused: str | None = None
+        #: A request the API rejected as invalid (its policy and message): the league stops.
+        self.rejected: str | None = None
         #: The pause that outlasted the patience: the league stopped dispatching.
         self.gave_up: Pause | None = None
         #: Why a Python policy's episode ended its worker process (even when played
@@ -179,6 +184,8 @@ class LeagueRun:
                     f"stopped by Ctrl-C: {played} episodes stored now, {self.cut_short} in "
                     "flight recorded as void with their usage; rerun the same command to resume"
                 )
+            if self.rejected:
+                raise InfrastructureStop(f"league {self.config.name}: {self.rejected}")
             from .ranking import export
 
             exports = export(
@@ -440,6 +447,8 @@ class LeagueRun:
                     self.budget_stopped = True
                 elif result.cause == "interrupted":
                     self.cut_short += 1
+                elif result.cause == REJECTED:
+                    self.rejected = result.detail  # the policy's parameters: no retry helps
                 elif result.cause == WORKER_DIED:
                     self.worker_died = result.detail  # it would again: the policy must change
                 elif not retryable_cause(result.cause):
@@ -455,6 +464,7 @@ class LeagueRun:
         return bool(
             self.gave_up
             or self.refused
+            or self.rejected
             or self.interrupted
             or self.budget_stopped
             or self.worker_died
@@ -490,33 +500,41 @@ class LeagueRun:
         )
 
     def _preflight(self, db: LeagueDB) -> None:
-        """One cheap call per distinct model before the league starts: an unknown
-        model or a refused key is a config error naming the policy file, not a
-        league of void episodes."""
-        models = {p.model: p for p in self.config.policies if isinstance(p, ClaudePolicy)}
-        if not models:
+        """One call per distinct request (model and parameters) before the league
+        starts, with the policy's real parameters: an unknown model or a refused key
+        is a config error naming the policy file, a rejected request stops the
+        league, not a league of void episodes."""
+        requests = {
+            (p.model, p.max_tokens, p.temperature, p.effort, p.thinking): p
+            for p in self.config.policies
+            if isinstance(p, ClaudePolicy)
+        }
+        if not requests:
             return
+
+        def record(usage: Usage) -> None:  # every billed answer, readable or not
+            db.add_call(self.config.name, "preflight", 0, usage)
+            if self.ledger is not None:
+                self.ledger.spent.add(usage)
 
         async def ping() -> None:
             client = ClaudeClient(timeout=self.config.clock.llm_timeout_seconds, infra=self.infra)
             try:
-                for model, policy in models.items():
-                    probe = replace(policy, max_tokens=1, thinking=None, effort=None)
+                for policy in requests.values():
                     try:
-                        answer = await client.ask(probe, "Reply with one word.", PING)
+                        await client.ask(policy, "Reply with one word.", PING, record)
+                    except RequestRejected as err:
+                        raise InfrastructureStop(f"league {self.config.name}: {err}") from None
                     except InfraFailure as err:
                         if err.fatal:
                             raise ConfigError(
-                                f"{policy.path or policy.name}: model {model!r} cannot be "
-                                f"used: {err}",
+                                f"{policy.path or policy.name}: model {policy.model!r} cannot "
+                                f"be used: {err}",
                                 "model",
                             ) from err
                         continue  # unavailable for now: the breaker handles it in the run
                     except ModelTimeout:
                         continue
-                    db.add_call(self.config.name, "preflight", 0, answer.usage)
-                    if self.ledger is not None:
-                        self.ledger.spent.add(answer.usage)
             finally:
                 await client.close()
 

@@ -5,7 +5,6 @@ and cost accounting."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import time

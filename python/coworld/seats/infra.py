@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..errors import CoworldError
+from ..errors import CoworldError, InfrastructureStop
 
 #: Default patience: how long one call may wait out the network before its episode is void.
 DEFAULT_PATIENCE_SECONDS = 300.0
@@ -35,7 +35,7 @@ class InfraFailure(CoworldError):
         self.fatal = fatal
 
 
-class RequestRejected(InfraFailure):
+class RequestRejected(InfraFailure, InfrastructureStop):
     """The API refused a request as invalid (HTTP 400 `invalid_request_error`): the
     policy's parameters, not the network. The league stops; no retry can help."""
 

@@ -433,7 +433,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             raise ConfigError(f"{flag} must be greater than 0 seconds, not {value:g}", flag)
     policies = [load_policy(p) for p in args.seat]
     for notice in {n for p in policies if (n := getattr(p, "default_notice", None))}:
-        console.print(f"[yellow]{escape(notice)}[/]")
+        console.print(f"[yellow]{escape(notice)}[/]", soft_wrap=True)
     # A game with a seat-count setting (Hanabi) is played at one seat per -s, as
     # VecEnv takes it from `opponents`; the replay's header records it for recheck.
     spec: str | dict[str, Any] = args.game

@@ -271,7 +271,7 @@ def _split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
             f"{path}: front matter opened with {fence} on line {first + 1} is never closed",
             "policy",
         )
-    head, body = "\n".join(lines[first + 1 : close]), "\n".join(lines[close + 1 :])
+    head, body = "".join(f"{x}\n" for x in lines[first + 1 : close]), "\n".join(lines[close + 1 :])
     meta = _parse_head(head, fence, path, first + 1)
     if not isinstance(meta, dict):
         raise ConfigError(
@@ -289,8 +289,9 @@ def _parse_head(head: str, fence: str, path: Path, offset: int) -> Any:
             return tomllib.loads(head)
         except tomllib.TOMLDecodeError as err:
             where = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
-            line = f"line {int(where.group(1)) + offset}: " if where else ""
-            msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+            last = head.count("\n")  # "at end of document": the header's last line
+            line = f"line {(int(where.group(1)) if where else last) + offset}: "
+            msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(err))
             raise ConfigError(
                 f"{path}: {line}front matter is not valid TOML: {msg}", "policy"
             ) from None
@@ -299,7 +300,9 @@ def _parse_head(head: str, fence: str, path: Path, offset: int) -> Any:
     try:
         return yaml.safe_load(head) or {}
     except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        mark = getattr(err, "problem_mark", None)
+        if mark is None or mark.line >= head.count("\n"):  # at the end: where it opened
+            mark = getattr(err, "context_mark", None) or mark
         line = f"line {mark.line + 1 + offset}: " if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ConfigError(

@@ -569,7 +569,7 @@ class LeagueRun:
         it, let one episode through (its first call is the probe). False: the pause
         outlasted the patience, and the league stops (a rerun resumes it)."""
         b = self.breaker
-        while b is not None and (pause := b.paused) is not None:
+        while b is not None and (pause := b.paused) is not None and not self.backend.interrupted:
             if time.time() - pause.since > self.infra.patience_seconds:
                 self.gave_up = pause
                 return False

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from coworld.league import LeagueDB, load_league
-from coworld.league.runner import LeagueRun
+from coworld.league.runner import LeagueInterrupted, LeagueRun
 
 from .test_faults import api, first_legal
 
@@ -105,3 +105,33 @@ def test_ctrl_c_at_many_points_loses_no_episode(tmp_path, api, presses):
         if presses == 2 and result.returncode == 130:
             assert void > 0 or stored > 0
     assert interrupted >= len(points) - 2  # most presses landed while episodes played
+
+
+@pytest.mark.parametrize(
+    "method, presses",
+    [("add", (3,)), ("add_call", (20,)), ("add", (2, 4)), ("add_call", (5, 15))],
+)
+def test_ctrl_c_while_a_result_is_stored_loses_nothing(tmp_path, api, monkeypatch, method, presses):
+    """The interrupt delivered inside the database's own methods, deterministically."""
+    path = _league(tmp_path)
+    original = getattr(LeagueDB, method)
+    seen = {"n": 0}
+
+    def pressed_inside(self, *args, **kwargs):
+        seen["n"] += 1
+        if seen["n"] in presses:
+            signal.raise_signal(signal.SIGINT)  # the handler runs inside this call
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(LeagueDB, method, pressed_inside)
+    monkeypatch.chdir(tmp_path)
+    try:  # a bare KeyboardInterrupt would end pytest itself: caught and named
+        LeagueRun(load_league(path), progress=False).run()
+    except KeyboardInterrupt as err:
+        stopped: KeyboardInterrupt | None = err
+    else:
+        stopped = None
+    assert isinstance(stopped, LeagueInterrupted), repr(stopped)
+    monkeypatch.setattr(LeagueDB, method, original)
+    stored, void = _check_nothing_lost(tmp_path, path, api, len(presses))
+    assert stored + void > 0

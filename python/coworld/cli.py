@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -845,6 +846,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CoworldError as err:
         console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         return 2
+    except sqlite3.Error as err:  # a league database that fails outside a league's run
+        console.print(f"[bold red]stopped:[/] league database: {escape(str(err))}", soft_wrap=True)
+        return ExitCode.INFRASTRUCTURE
     except OSError as err:  # a file or directory the command cannot create or read
         where = f"{err.filename}: " if err.filename else ""
         console.print(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -42,6 +43,7 @@ from ..seats.infra import (
 from ..seats.policy import BaselinePolicy, ClaudePolicy
 from .backend import WORKER_DIED, make_backend
 from .config import LeagueConfig
+from .db_faults import DatabaseFailure, database_failure
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
 from .work import ChunkJob, EpisodeJob, Shared, play_episode
@@ -133,6 +135,8 @@ class LeagueRun:
         self.refused: str | None = None
         #: A request the API rejected as invalid (its policy and message): the league stops.
         self.rejected: str | None = None
+        #: The league database failed while episodes played: the league stops.
+        self.db_failed: DatabaseFailure | None = None
         #: The pause that outlasted the patience: the league stopped dispatching.
         self.gave_up: Pause | None = None
         #: Why a Python policy's episode ended its worker process (even when played
@@ -176,7 +180,7 @@ class LeagueRun:
                 else:
                     played = self._run_scripted(db, advance) + self._run_claude(db, advance)
                 playing = time.monotonic() - playing
-                if not self.interrupted:
+                if not self.interrupted and not self.db_failed:
                     self._write_replays(db)
             self.backend.close()
             if self.interrupted:
@@ -186,6 +190,8 @@ class LeagueRun:
                 )
             if self.rejected:
                 raise InfrastructureStop(f"league {self.config.name}: {self.rejected}")
+            if self.db_failed:
+                raise self.db_failed
             from .ranking import export
 
             exports = export(
@@ -206,6 +212,8 @@ class LeagueRun:
                 0 if total is None else total - db.count(self.config.name),
                 self._incomplete(db),
             )
+        except sqlite3.Error as err:  # locked past the wait, full, damaged: one line
+            raise database_failure(db.path, err) from None
         finally:
             self.backend.close()
             db.close()
@@ -435,12 +443,16 @@ class LeagueRun:
             ):
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
-                if not self.backend.records_calls and result.usage.calls:
-                    db.add_call(name, result.pairing, result.idx, result.usage)
-                if isinstance(result, EpisodeRow):
-                    played += db.add(name, [result])
+                try:
+                    if not self.backend.records_calls and result.usage.calls:
+                        db.add_call(name, result.pairing, result.idx, result.usage)
+                    if isinstance(result, EpisodeRow):
+                        played += db.add(name, [result])
+                        continue
+                    db.add_void(name, result)
+                except sqlite3.Error as err:  # its calls are kept; a rerun plays it again
+                    self.db_failed = self.db_failed or database_failure(db.path, err)
                     continue
-                db.add_void(name, result)
                 key = (result.pairing, result.idx)
                 voids[key] = voids.get(key, 0) + 1
                 if result.cause == "budget":
@@ -465,6 +477,7 @@ class LeagueRun:
             self.gave_up
             or self.refused
             or self.rejected
+            or self.db_failed
             or self.interrupted
             or self.budget_stopped
             or self.worker_died
@@ -582,6 +595,8 @@ class LeagueRun:
         """Jobs, pulled one by one: none while the API is unavailable, none once the
         budget cannot cover another call."""
         for p, idx in queue:
+            if db.failure is not None:  # a call's usage went beside the database
+                self.db_failed = self.db_failed or database_failure(db.path, db.failure)
             if not self._wait_while_paused() or self._stopping:
                 return
             if self._budget_exhausted(db):

@@ -15,6 +15,7 @@ Tests point the real `anthropic` client at it through `base_url`. Each POST to
   ("usage", usage, str)            a reply whose `usage` is the given object (or None)
   ("stop", stop_reason, str)       a reply with that stop_reason (refusal, max_tokens)
   ("cut", str)                     a stream that ends after its first text delta
+  ("reset", str)                   the connection closes after the stream's first event
   ("status", 400, 0, message)      an HTTP error with the API's message
 Usage: input tokens 100 + n, 20 output, cache 50 (written on call 0, read after).
 A request with `"stream": true` is answered as the API streams: events, the
@@ -134,6 +135,16 @@ class MockAnthropic:
                     self._send(200, json.dumps(message).encode())
                     return
                 start, rest = _events(message, cut=action[0] == "cut")
+                if action[0] == "reset":  # the head promises the whole body; half comes
+                    self._send(
+                        200,
+                        start + rest,
+                        {"content-type": "text/event-stream"},
+                        0.2,
+                        len(start),
+                        reset=True,
+                    )
+                    return
                 self._send(
                     200, start + rest, {"content-type": "text/event-stream"}, delay, len(start)
                 )
@@ -145,6 +156,7 @@ class MockAnthropic:
                 headers: dict[str, str] | None = None,
                 delay: float = 0.0,
                 split: int = 0,
+                reset: bool = False,
             ) -> None:
                 """Head and body; with `delay`, the first `split` bytes of the body
                 go out at once and the rest after the delay (the model's time)."""
@@ -159,6 +171,10 @@ class MockAnthropic:
                         self.wfile.write(head + data[:split])
                         self.wfile.flush()
                         time.sleep(delay)
+                        if reset:
+                            self.close_connection = True
+                            self.connection.shutdown(2)
+                            return
                         self.wfile.write(data[split:])
                     else:  # head and body in one write, as a real server sends a small answer
                         self.wfile.write(head + data)

@@ -61,9 +61,14 @@ def billed_usage(raw: Any) -> dict[str, int] | None:
 
 async def first_line(lines: AsyncIterator[str]) -> str:
     """The answer's first non-blank line: the API has accepted the request."""
-    async for line in lines:
-        if line.strip():
-            return line
+    try:
+        async for line in lines:
+            if line.strip():
+                return line
+    except Exception as err:  # the transport's own error types: the connection broke
+        raise Unusable(
+            "connection", f"the connection broke before the answer: {err}"[:240]
+        ) from None
     raise Unusable(UNREADABLE, "the answer was empty")
 
 
@@ -71,19 +76,28 @@ async def read_answer(first: str, lines: AsyncIterator[str]) -> dict[str, Any]:
     """The message, from its event stream (or from a whole JSON body, as a server
     that ignores `stream` sends). Raises `Unusable` for anything else."""
     if first.lstrip().startswith("{"):
-        text = first + "\n".join([line async for line in lines])
+        text = first + "\n".join(await _rest(lines))
         try:
             return checked(json.loads(text))
         except ValueError:
             raise Unusable(UNREADABLE, f"the answer is not JSON: {_excerpt(text)}") from None
     if not first.startswith(("event:", "data:", ":")):
-        rest = " ".join([line async for line in lines][:3])
+        rest = " ".join((await _rest(lines))[:3])
         raise Unusable(UNREADABLE, f"the answer is not an event stream: {_excerpt(first, rest)}")
     stream = _Assembly()
     stream.line(first)
-    async for line in lines:
-        if stream.line(line):
-            return checked(stream.message)
+    try:
+        async for line in lines:
+            if stream.line(line):
+                return checked(stream.message)
+    except Unusable:
+        raise
+    except Exception as err:  # the transport's own error types: the connection broke
+        raise Unusable(
+            "connection",
+            f"the connection broke while the answer streamed in: {err}"[:240],
+            stream.usage,
+        ) from None
     raise Unusable(UNREADABLE, "the event stream ended before the message did", stream.usage)
 
 
@@ -157,6 +171,16 @@ def _error(event: Mapping[str, Any], usage: Mapping[str, Any] | None) -> Unusabl
     return Unusable(
         ERROR_CAUSES.get(kind, UNREADABLE), f"the API answered an error: {kind} {message}", usage
     )
+
+
+async def _rest(lines: AsyncIterator[str]) -> list[str]:
+    """The remaining lines of an answer that is not an event stream."""
+    try:
+        return [line async for line in lines]
+    except Exception as err:  # the transport's own error types: the connection broke
+        raise Unusable(
+            "connection", f"the connection broke during the answer: {err}"[:240]
+        ) from None
 
 
 def _excerpt(*parts: str) -> str:

@@ -50,6 +50,7 @@ BAD_BODIES = [
     (("raw", "data: {not json\n\n", "text/event-stream"), False),
     (("usage", None, '{"move": "d"}'), False),
     (("cut", '{"move": "d"}'), True),  # the stream ends early: message_start's usage
+    (("reset", '{"move": "d"}'), True),  # the connection breaks after message_start
 ]
 
 

@@ -24,7 +24,7 @@ from .infra import (
     retryable_cause,
 )
 from .policy import ClaudePolicy
-from .stream import Unusable, first_line, read_answer
+from .stream import Unusable, first_line, read_answer, text_lines
 
 if TYPE_CHECKING:
     from .budget import Budget
@@ -386,7 +386,7 @@ class ClaudeClient:
                 **request(policy, system, messages)
             )
             async with stream as raw:
-                lines = raw.iter_lines()
+                lines = text_lines(raw.http_response.aiter_bytes())
                 first = await first_line(lines)
                 accepted.append(time.monotonic())
                 limit.reschedule(accepted[0] + self.timeout)

@@ -13,9 +13,10 @@ failure, retried like a 529, with whatever usage the answer reported.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
+
+import orjson
 
 #: The cause of an `error` the API sends inside a 200 answer, by its type: the
 #: HTTP status it stands for (so that an overload is retried as a 529 is).
@@ -90,7 +91,7 @@ async def read_answer(first: str, lines: AsyncIterator[str]) -> dict[str, Any]:
     if first.lstrip().startswith("{"):
         text = first + "\n".join(await _rest(lines))
         try:
-            return checked(json.loads(text))
+            return checked(orjson.loads(text))
         except ValueError:
             raise Unusable(UNREADABLE, f"the answer is not JSON: {_excerpt(text)}") from None
     if not first.startswith(("event:", "data:", ":")):
@@ -126,7 +127,7 @@ class _Assembly:
         if not line.startswith("data:"):
             return False
         try:
-            return self._event(json.loads(line[5:]))
+            return self._event(orjson.loads(line[5:]))  # ~3x faster than json's
         except (ValueError, LookupError, TypeError, AttributeError) as err:
             raise Unusable(
                 UNREADABLE, f"an event could not be read ({err!r}): {_excerpt(line)}", self.usage

@@ -90,8 +90,9 @@ def test_the_start_up_check_outlasts_unreadable_answers(tmp_path, api, capsys):
     path = _league_toml(tmp_path, episodes=2)
     path.write_text(path.read_text() + "infra_patience = 20\n")
     assert cli(["league", "run", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "Traceback" not in out and "Task was destroyed" not in out
+    printed = capsys.readouterr()
+    assert "Traceback" not in printed.out + printed.err
+    assert "Task was destroyed" not in printed.out + printed.err
 
 
 def test_a_hung_api_pauses_the_league_and_scores_no_timeout(tmp_path, api):

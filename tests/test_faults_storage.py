@@ -4,6 +4,7 @@ every answered call's usage kept on disk."""
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from coworld.cli import main as cli
 from coworld.league import LeagueDB
 from coworld.league.db_faults import pending_path
 from coworld.league.storage import LeagueDB as StorageDB
+from coworld.replay import JsonLinesWriter
 
 from .test_faults import _league_toml, api, first_legal
 
@@ -119,3 +121,32 @@ def test_a_full_disk_stops_the_league_and_keeps_every_answered_call(
         db.close()
     api.state["script"] = first_legal
     assert cli(["league", "run", str(path)]) == 0  # a rerun completes the league
+
+
+def test_replays_that_cannot_be_written_stop_the_league_in_one_line(
+    tmp_path, api, capsys, monkeypatch
+):
+    path = _league_toml(tmp_path, episodes=6)
+    flush = JsonLinesWriter.flush
+    room = {"flushes": 30}
+
+    def disk_fills(self):
+        room["flushes"] -= 1
+        if room["flushes"] < 0:
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.path))
+        flush(self)
+
+    monkeypatch.setattr(JsonLinesWriter, "flush", disk_fills)
+    assert cli(["league", "run", str(path)]) == 4
+    printed = capsys.readouterr()
+    last = printed.out.strip().splitlines()[-1]
+    assert "No space left on device" in last and "Traceback" not in printed.out + printed.err
+    db = LeagueDB(tmp_path / "t" / "league.db")
+    try:
+        assert db.spent("t").calls == api.answered  # every answered call is recorded
+        cut = {v.cause for a in db.open_voids("t").values() for v in a}
+        assert cut == {"disk"}
+    finally:
+        db.close()
+    monkeypatch.setattr(JsonLinesWriter, "flush", flush)
+    assert cli(["league", "run", str(path)]) == 0  # space again: a rerun completes it

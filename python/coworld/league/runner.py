@@ -43,10 +43,10 @@ from ..seats.infra import (
 from ..seats.policy import BaselinePolicy, ClaudePolicy
 from .backend import WORKER_DIED, make_backend
 from .config import LeagueConfig
-from .db_faults import DatabaseFailure, database_failure
+from .db_faults import database_failure
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
-from .work import ChunkJob, EpisodeJob, Shared, play_episode
+from .work import DISK, ChunkJob, EpisodeJob, Shared, play_episode
 
 if TYPE_CHECKING:
     from .adaptive import Round
@@ -77,7 +77,7 @@ PING: list[dict[str, Any]] = [{"role": "user", "content": "ping"}]
 
 #: Episodes cut short by the league itself, or by a request the API rejected (the
 #: policy must change): a plain rerun plays them.
-CUT_CAUSES = ("budget", "interrupted", REJECTED)
+CUT_CAUSES = ("budget", "interrupted", REJECTED, DISK)
 
 
 class LeagueInterrupted(KeyboardInterrupt):
@@ -135,8 +135,8 @@ class LeagueRun:
         self.refused: str | None = None
         #: A request the API rejected as invalid (its policy and message): the league stops.
         self.rejected: str | None = None
-        #: The league database failed while episodes played: the league stops.
-        self.db_failed: DatabaseFailure | None = None
+        #: The league database or the disk failed while episodes played: the league stops.
+        self.db_failed: InfrastructureStop | None = None
         #: The pause that outlasted the patience: the league stopped dispatching.
         self.gave_up: Pause | None = None
         #: Why a Python policy's episode ended its worker process (even when played
@@ -459,6 +459,8 @@ class LeagueRun:
                     self.budget_stopped = True
                 elif result.cause == "interrupted":
                     self.cut_short += 1
+                elif result.cause == DISK:
+                    self.db_failed = self.db_failed or InfrastructureStop(result.detail)
                 elif result.cause == REJECTED:
                     self.rejected = result.detail  # the policy's parameters: no retry helps
                 elif result.cause == WORKER_DIED:

@@ -27,7 +27,9 @@ directory under DIR instead of a temporary one of the system's, and keeps them.
 `--stub-sdk` answers each request in process after the latency instead of
 sending it: what is left is the league's own CPU per decision (episodes, files,
 database, threads), steadier than the whole figure on a loaded machine (~0.25
-ms where the whole is ~0.9; the SDK's request path alone is ~0.55).
+ms where the whole is ~0.9 on an idle machine; the SDK's request path alone is
+~0.55). Figures measured with the machine's load, and where the time goes:
+docs/failures.md, "CPU per decision".
 """
 
 from __future__ import annotations
@@ -94,7 +96,10 @@ def stub_sdk(latency: float) -> None:
 
     legal = re.compile(r"Legal moves \(\d+\): ([^,\n]+)")
 
-    async def send(self: ClaudeClient, policy: object, system: str, messages: list) -> dict:
+    async def send(
+        self: ClaudeClient, policy: object, system: str, messages: list, accepted: list
+    ) -> dict:
+        accepted.append(time.monotonic())  # accepted at once, answered after the latency
         await asyncio.sleep(latency)
         found = legal.search(messages[-1]["content"])
         text = json.dumps({"move": found.group(1).strip() if found else "?"})

@@ -9,10 +9,20 @@ Tests point the real `anthropic` client at it through `base_url`. Each POST to
   ("status", code)                 an HTTP error (404, 429, 500, 529, ...), retry-after 0
   ("status", code, retry_after)    the same with the given `retry-after` seconds
   ("drop",)                        the connection closes without an answer
+  ("hang", seconds)                the request is read, then nothing is sent for
+                                   `seconds` (an API that accepts and answers nothing)
+  ("raw", body, content_type)      status 200 with this body (HTML, an error object...)
+  ("usage", usage, str)            a reply whose `usage` is the given object (or None)
+  ("stop", stop_reason, str)       a reply with that stop_reason (refusal, max_tokens)
+  ("cut", str)                     a stream that ends after its first text delta
+  ("reset", str)                   the connection closes after the stream's first event
+  ("status", 400, 0, message)      an HTTP error with the API's message
 Usage: input tokens 100 + n, 20 output, cache 50 (written on call 0, read after);
 or what the mock's `usage(body, n, text)` returns (`billed_by_size`: a token per 3
 bytes of prompt and reply; `billed_at_worst`: every call at its `max_tokens`).
-Every request is recorded (body and headers) for the test to inspect.
+A request with `"stream": true` is answered as the API streams: events, the
+first at once, the rest after a "sleep". Every request is recorded (body and
+headers) for the test to inspect.
 """
 
 from __future__ import annotations
@@ -141,9 +151,10 @@ class MockAnthropic:
                     mock.requests.append(body)
                     mock.headers.append(dict(self.headers))
                 action = mock.script(body, n)
-                if action[0] == "sleep":
+                if action[0] == "hang":
                     time.sleep(action[1])
-                    action = ("text", action[2])
+                    self.close_connection = True
+                    return
                 if action[0] == "drop":
                     self.close_connection = True
                     self.connection.shutdown(2)
@@ -154,51 +165,65 @@ class MockAnthropic:
                         "type": "error",
                         "error": {
                             "type": ERROR_TYPES.get(code, "api_error"),
-                            "message": f"scripted {code}",
+                            "message": action[3] if len(action) > 3 else f"scripted {code}",
                         },
                     }
                     wait = action[2] if len(action) > 2 else 0
-                    self._send(code, payload, {"retry-after": str(wait)})
+                    self._send(code, json.dumps(payload).encode(), {"retry-after": str(wait)})
                     return
-                content = [{"type": "text", "text": action[-1]}]
-                if action[0] == "thinking":
-                    content.insert(
-                        0, {"type": "thinking", "thinking": action[1], "signature": "sig"}
+                if action[0] == "raw":
+                    self._send(200, action[1].encode(), {"content-type": action[2]})
+                    return
+                delay = action[1] if action[0] == "sleep" else 0.0
+                message = _message(body, n, action, mock.usage)
+                if not body.get("stream"):
+                    time.sleep(delay)
+                    self._send(200, json.dumps(message).encode())
+                    return
+                start, rest = _events(message, cut=action[0] == "cut")
+                if action[0] == "reset":  # the head promises the whole body; half comes
+                    self._send(
+                        200,
+                        start + rest,
+                        {"content-type": "text/event-stream"},
+                        0.2,
+                        len(start),
+                        reset=True,
                     )
+                    return
                 self._send(
-                    200,
-                    {
-                        "id": f"msg_{n:04d}",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": body.get("model", "claude-test"),
-                        "content": content,
-                        "stop_reason": "end_turn",
-                        "stop_sequence": None,
-                        "usage": mock.usage(body, n, action[-1])
-                        if mock.usage
-                        else {
-                            "input_tokens": 100 + n,
-                            "output_tokens": 20,
-                            "cache_creation_input_tokens": 50 if n == 0 else 0,
-                            "cache_read_input_tokens": 0 if n == 0 else 50,
-                        },
-                    },
+                    200, start + rest, {"content-type": "text/event-stream"}, delay, len(start)
                 )
 
             def _send(
-                self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+                self,
+                code: int,
+                data: bytes,
+                headers: dict[str, str] | None = None,
+                delay: float = 0.0,
+                split: int = 0,
+                reset: bool = False,
             ) -> None:
-                data = json.dumps(payload).encode()
+                """Head and body; with `delay`, the first `split` bytes of the body
+                go out at once and the rest after the delay (the model's time)."""
                 fields = {"content-type": "application/json", "content-length": str(len(data))}
                 fields.update(headers or {})
                 head = (
                     f"{self.protocol_version} {code} {self.responses.get(code, ('Error',))[0]}\r\n"
                     + "".join(f"{k}: {v}\r\n" for k, v in fields.items())
-                )
+                ).encode() + b"\r\n"
                 try:
-                    # head and body in one write, as a real server sends a small answer
-                    self.wfile.write(head.encode() + b"\r\n" + data)
+                    if delay:
+                        self.wfile.write(head + data[:split])
+                        self.wfile.flush()
+                        time.sleep(delay)
+                        if reset:
+                            self.close_connection = True
+                            self.connection.shutdown(2)
+                            return
+                        self.wfile.write(data[split:])
+                    else:  # head and body in one write, as a real server sends a small answer
+                        self.wfile.write(head + data)
                     if code == 200:
                         with mock._lock:
                             mock.answered += 1
@@ -206,6 +231,71 @@ class MockAnthropic:
                     pass  # the client gave up (a timeout test)
 
         return Handler
+
+
+def _message(
+    body: dict[str, Any], n: int, action: tuple, billing: Billing | None = None
+) -> dict[str, Any]:
+    """The reply message a scripted action stands for (billed by `billing` if given)."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": action[-1]}]
+    if action[0] == "thinking":
+        content.insert(0, {"type": "thinking", "thinking": action[1], "signature": "sig"})
+    usage: Any = {
+        "input_tokens": 100 + n,
+        "output_tokens": 20,
+        "cache_creation_input_tokens": 50 if n == 0 else 0,
+        "cache_read_input_tokens": 0 if n == 0 else 50,
+    }
+    if action[0] == "usage":
+        usage = action[1]
+    elif billing is not None:
+        usage = billing(body, n, action[-1])
+    return {
+        "id": f"msg_{n:04d}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "claude-test"),
+        "content": content,
+        "stop_reason": action[1] if action[0] == "stop" else "end_turn",
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def _events(message: dict[str, Any], cut: bool = False) -> tuple[bytes, bytes]:
+    """The message as the API streams it: (message_start, every later event);
+    `cut`: the stream ends after the first text delta."""
+
+    def event(data: dict[str, Any]) -> bytes:
+        return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
+
+    usage = message["usage"]
+    first = dict(usage, output_tokens=1) if isinstance(usage, dict) else usage
+    start = event(
+        {
+            "type": "message_start",
+            "message": {**message, "content": [], "usage": first, "stop_reason": None},
+        }  # fmt: skip
+    )
+    rest = b""
+    for i, block in enumerate(message["content"]):
+        key = block["type"]
+        rest += event({"type": "content_block_start", "index": i,
+                       "content_block": {**block, key: ""}})  # fmt: skip
+        rest += event({"type": "content_block_delta", "index": i,
+                       "delta": {"type": f"{key}_delta", key: block[key]}})  # fmt: skip
+        if cut and key == "text":
+            return start, rest
+        rest += event({"type": "content_block_stop", "index": i})
+    out = {"output_tokens": usage["output_tokens"]} if isinstance(usage, dict) else usage
+    rest += event(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": out,
+        }  # fmt: skip
+    )
+    return start, rest + event({"type": "message_stop"})
 
 
 def user_text(body: dict[str, Any]) -> str:

@@ -38,11 +38,11 @@ def test_without_a_tracer_provider_spans_are_off_and_the_request_is_the_same():
         ours = ClaudeClient(timeout=5.0, base_url=mock.base_url)
         assert ours._sdk._tracer is None  # no span attributes built per call
         _sent(ours._sdk, mock, 2)
-        default = anthropic.AsyncAnthropic(
-            timeout=10.0,
+        default = anthropic.AsyncAnthropic(  # our limits: acceptance + generation + 5 s
+            timeout=15.0,
             max_retries=0,
             base_url=mock.base_url,
-            http_client=anthropic.DefaultAioHttpClient(timeout=10.0),
+            http_client=anthropic.DefaultAioHttpClient(timeout=15.0),
         )
         assert default._tracer is not None  # the client's default: spans that record nothing
         _sent(default, mock, 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -16,7 +17,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import GAMES, _core, simulate
-from .errors import I64, MAX_EPISODES, MAX_OPENINGS, MAX_THREADS, ConfigError, CoworldError
+from .errors import (
+    I64,
+    MAX_EPISODES,
+    MAX_OPENINGS,
+    MAX_THREADS,
+    ConfigError,
+    CoworldError,
+    InfrastructureStop,
+)
 from .exit_codes import ExitCode, exit_codes_help
 from .games import catalog
 from .seats.infra import DEFAULT_PATIENCE_SECONDS
@@ -533,6 +542,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
         for p in (load_policy(s) for s in args.seat)
     ]
     has_humans = any(isinstance(p, HumanPolicy) for p in policies)
+    for notice in {n for p in policies if (n := getattr(p, "default_notice", None))}:
+        console.print(f"[yellow]{escape(notice)}[/]", soft_wrap=True)
     # A game with a seat-count setting (Hanabi) is played at one seat per -s, as
     # VecEnv takes it from `opponents`; the replay's header records it for recheck.
     spec: str | dict[str, Any] = args.game
@@ -1097,9 +1108,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.run(args))
+    except InfrastructureStop as err:  # a rejected request, a database or disk failure
+        console.print(f"[bold red]stopped:[/] {escape(str(err))}", soft_wrap=True)
+        return ExitCode.INFRASTRUCTURE
     except (CoworldError, BudgetExhausted) as err:
         console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         return _error_code(err)
+    except sqlite3.Error as err:  # a league database that fails outside a league's run
+        console.print(f"[bold red]stopped:[/] league database: {escape(str(err))}", soft_wrap=True)
+        return ExitCode.INFRASTRUCTURE
     except OSError as err:  # a file or directory the command cannot create or read
         where = f"{err.filename}: " if err.filename else ""
         console.print(

@@ -40,6 +40,9 @@ from .seats.time_limit import hold_alarm, release_alarm
 from .streams import aliases, check_entropy, draw_entropy, seat_random
 
 TWO_SEAT_COLOURS = ("red", "blue")
+#: The most of a reply's raw text a replay keeps in each attempt (the calls sidecar
+#: keeps it whole, under its own cap): longer text is cut and the cut marked.
+REPLAY_RAW_CHARS = 4096
 #: A scripted seat whose decisions took this long has the files written out before
 #: it decides (see `Episode._flush`).
 SLOW_PLY_SECONDS = 0.01
@@ -82,7 +85,8 @@ class Decision:
 
     move: str
     origin: str  # scripted | model | retry | policy (a Python policy) | human | fallback | opening
-    # unparseable | illegal | timeout | no-credentials | error (a Python policy's exception)
+    # unparseable | illegal | timeout | refusal | truncated | empty | no-credentials |
+    # error (a Python policy's exception)
     cause: str | None = None
     reply: Reply | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
@@ -524,9 +528,15 @@ class Episode:
             self.infra_waited += err.waited
             return None, "timeout", f"no reply within {self.client.timeout:g} s", None
         self.infra_waited += answer.waited
+        if answer.stop_reason == "refusal":
+            return answer, "refusal", "the model declined to answer", None
+        if not answer.text.strip():
+            return answer, "empty", "the reply was empty", None
         try:
             reply = self.family.parse_reply(answer.text, self.state, seat, self.aliases)
         except ReplyRejected as err:
+            if answer.stop_reason == "max_tokens":
+                return answer, "truncated", _cut_reason(policy, err.reason), None
             return answer, err.cause, err.reason, None
         return answer, None, "", reply
 
@@ -563,7 +573,7 @@ class Episode:
             "outcome": "ok" if cause is None else cause,
             "cause": cause,
             "reason": reason or None,
-            "raw": answer.text if answer else None,
+            **_raw_fields(answer.text if answer else None),
             "usage": answer.usage.as_dict() if answer else None,
             "latency": round(answer.latency, 3) if answer else None,
             "infraRetries": answer.infra_retries if answer and answer.infra_retries else None,
@@ -574,6 +584,8 @@ class Episode:
         self._emit(
             {
                 **record,
+                "raw": answer.text if answer else None,
+                "stopReason": answer.stop_reason if answer else None,
                 "system": system,
                 "messages": messages,
                 "thinking": thinking,
@@ -581,6 +593,21 @@ class Episode:
             stream="calls",
         )
         return record
+
+
+def _cut_reason(policy: ClaudePolicy, why: str) -> str:
+    return (
+        f"the reply was cut off at the limit of {policy.max_tokens} tokens ({why}); "
+        "answer with the JSON object first, briefly"
+    )
+
+
+def _raw_fields(text: str | None) -> dict[str, Any]:
+    """A reply's raw text as a replay's attempt keeps it: at most
+    `REPLAY_RAW_CHARS`, with `rawChars` (the whole length) when it was cut."""
+    if text is None or len(text) <= REPLAY_RAW_CHARS:
+        return {"raw": text}
+    return {"raw": text[:REPLAY_RAW_CHARS], "rawChars": len(text)}
 
 
 def _source(policy: Policy) -> str:

@@ -22,6 +22,11 @@ class CoworldError(Exception):
     """Base class of every error coworld raises on purpose."""
 
 
+class InfrastructureStop(CoworldError):
+    """The run cannot go on through no fault of a policy or an input: the API
+    rejected a request, the database or the disk failed. What was stored stays."""
+
+
 class IllegalMove(CoworldError, ValueError):
     """A move was refused. `kind` is "unparseable" (not a move of this game at
     all) or "illegal" (a move the rules forbid here); `legal` lists the moves

@@ -12,8 +12,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Coroutine, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from multiprocessing.connection import Connection
@@ -73,6 +73,9 @@ class LocalBackend:
         self._in_pool: dict[Future[Played], tuple[EpisodeJob, ProcessPoolExecutor]] = {}
         #: The run's ledger and call recorder, served to worker processes (first use).
         self._ledger: LedgerService | None = None
+        #: Each event-loop episode in flight: its job (for the void of one cancelled
+        #: before it began).
+        self._in_loop: dict[Future[Played], EpisodeJob] = {}
         self.shares = True
         self.records_calls = True
         self.interrupted = False
@@ -87,47 +90,57 @@ class LocalBackend:
         self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
     ) -> Iterator[Played]:
         """Ctrl-C stops dispatching at once and lets the episodes in flight finish;
-        a second Ctrl-C cancels them (each comes back void, `interrupted`)."""
+        a second Ctrl-C cancels them (each comes back void, `interrupted`). While
+        episodes play, Ctrl-C only sets flags (`_ctrl_c_sets_flags`): it cannot
+        land in the caller's storing of a result or its progress bar."""
         if shared.client is not None:
             self._clients.add(shared.client)
         # Each episode's future puts itself here when done: one blocking get per
         # finished episode, instead of `wait` over every pending future each time
-        # (which locks and unlocks all of them, twice, per episode).
-        done: queue.SimpleQueue[Future[Played]] = queue.SimpleQueue()
+        # (which locks and unlocks all of them, twice, per episode). None: a Ctrl-C.
+        done: queue.SimpleQueue[Future[Played] | None] = queue.SimpleQueue()
         pending: set[Future[Played]] = set()
         source = iter(jobs)
-        while True:
-            try:
-                while not self.interrupted and len(pending) < concurrency:
-                    job = next(source, None)
-                    if job is None:
-                        break
-                    future = self._start(job, shared, concurrency)
-                    pending.add(future)
-                    future.add_done_callback(done.put)
-                if not pending:
-                    return
-                finished = done.get()
-            except KeyboardInterrupt:
-                if self.interrupted:
-                    self._cancel_all()
-                self.interrupted = True
-                # whatever the interrupt cut short (a future taken off the queue, one
-                # not yet given its callback): each pending future is queued again
-                # when done (the check below drops one seen twice)
-                for f in pending:
-                    f.add_done_callback(done.put)
-                continue
-            if finished in pending:
-                pending.remove(finished)
-                yield self._outcome(finished)
+        with _ctrl_c_sets_flags(lambda: self._ctrl_c(done)):
+            while True:
+                try:
+                    while not self.interrupted and len(pending) < concurrency:
+                        job = next(source, None)
+                        if job is None:
+                            break
+                        future = self._start(job, shared, concurrency)
+                        pending.add(future)
+                        future.add_done_callback(done.put)
+                    if not pending:
+                        return
+                    finished = done.get()
+                except KeyboardInterrupt:  # off the main thread: no handler of ours
+                    self._ctrl_c(done)
+                    # whatever the interrupt cut short (a future taken off the queue, one
+                    # not yet given its callback): each pending future is queued again
+                    # when done (the check below drops one seen twice)
+                    for f in pending:
+                        f.add_done_callback(done.put)
+                    continue
+                if finished in pending:
+                    pending.remove(finished)
+                    yield self._outcome(finished)
+
+    def _ctrl_c(self, done: queue.SimpleQueue[Future[Played] | None]) -> None:
+        """A Ctrl-C: the first stops dispatching, the next cancels what is in flight."""
+        if self.interrupted:
+            self._cancel_all()
+        self.interrupted = True
+        done.put(None)  # wake the loop (SimpleQueue.put may be called from a handler)
 
     def _start(self, job: EpisodeJob, shared: Shared, concurrency: int) -> Future[Played]:
         """Claude and baseline seats wait on the network: a task of the event loop.
         A Python policy computes: its episode runs in a worker process (threads
         would share one interpreter lock)."""
         if not work.computes(job):
-            return self.submit(work.play_async(job, shared))
+            future = self.submit(work.play_async(job, shared))
+            self._in_loop[future] = job
+            return future
         if shared.client is not None:  # its calls reserve and record through the driver
             if self._ledger is None:
                 self._ledger = LedgerService(shared.client.ledger, shared.on_call)
@@ -158,8 +171,13 @@ class LocalBackend:
         of its own, so only one that ends its process again is void (`worker-died`,
         naming its Python policies); the others are played as if nothing happened."""
         job, pool = self._in_pool.pop(future, (None, None))
+        in_loop = self._in_loop.pop(future, None)
         try:
             return future.result()
+        except CancelledError:  # the second Ctrl-C, before the episode's task began
+            if in_loop is None:
+                raise
+            return work.void_job(in_loop, "interrupted", "stopped by Ctrl-C", None)
         except BrokenProcessPool:
             if job is None or pool is None:
                 raise
@@ -288,6 +306,21 @@ def quiet_worker() -> None:
     # (the first lets episodes in flight finish, the second ends this process).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_the_driver, args=(os.getppid(),), daemon=True).start()
+
+
+@contextlib.contextmanager
+def _ctrl_c_sets_flags(on_ctrl_c: Callable[[], None]) -> Iterator[None]:
+    """Inside, Ctrl-C calls `on_ctrl_c` instead of raising KeyboardInterrupt
+    wherever it lands (main thread only: the others cannot set handlers; there
+    the interrupt stays an exception, which the caller catches)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: on_ctrl_c())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager

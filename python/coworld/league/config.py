@@ -184,6 +184,7 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         )
     _prices(raw.get("prices", {}))
     policies = _policies(raw.get("policies"), base_dir)
+    notices += [n for p in policies if (n := getattr(p, "default_notice", None))]
     _no_baseline_names(policies, games)
     episodes = _int(raw, "episodes", 1, 10_000_000, required=True)
     budget = _table(raw, "budget", {"max_tokens", "max_cost_usd", "max_episodes"})

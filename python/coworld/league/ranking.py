@@ -213,7 +213,7 @@ def head_to_head(results: Results) -> dict[str, dict[str, dict[str, float]]]:
 
 #: The model's own failure causes (retried once, then the fallback), and the one
 #: for a seat without credentials. Infrastructure failures are never decisions.
-CAUSES = ("unparseable", "illegal", "timeout")
+CAUSES = ("unparseable", "illegal", "timeout", "refusal", "truncated", "empty")
 #: Every cause a fallback move can have: a Claude seat's (after its retry), a seat
 #: without credentials, and a Python policy's exception (`error`; its other
 #: failures share the model's causes and are not retried).

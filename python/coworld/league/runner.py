@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -28,26 +29,29 @@ from rich.progress import (
 from rich.text import Text
 
 from .. import _core
-from ..errors import ConfigError
-from ..seats.budget import BudgetExhausted, Ledger, worst_case
+from ..errors import ConfigError, InfrastructureStop
+from ..seats.budget import BudgetExhausted, Ledger
 from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.infra import (
+    REJECTED,
     CircuitBreaker,
     InfraFailure,
     InfraPolicy,
     ModelTimeout,
     Pause,
+    RequestRejected,
     retryable_cause,
 )
 from ..seats.policy import BaselinePolicy, ClaudePolicy
 from .admission import Admission
 from .backend import WORKER_DIED, LocalBackend, make_backend
 from .config import LeagueConfig
+from .db_faults import database_failure
 from .human_host import HUMAN_PLAY_BUDGET_SECONDS, HumanHost, fields_a_human
 from .plan import episode_bounds
 from .schedule import Pairing, build_schedule
 from .storage import EpisodeRow, LeagueDB
-from .work import ChunkJob, EpisodeJob, Shared, play_episode
+from .work import DISK, ChunkJob, EpisodeJob, Shared, play_episode
 
 if TYPE_CHECKING:
     from .adaptive import Round
@@ -77,8 +81,9 @@ YOUNG_GC_THRESHOLD = 20_000
 PING: list[dict[str, Any]] = [{"role": "user", "content": "ping"}]
 CHECK_PROMPT = "Reply with one word."
 
-#: Episodes cut short by the league itself (not the API): a plain rerun plays them.
-CUT_CAUSES = ("budget", "interrupted")
+#: Episodes cut short by the league itself, or by a request the API rejected (the
+#: policy must change): a plain rerun plays them.
+CUT_CAUSES = ("budget", "interrupted", REJECTED, DISK)
 
 
 class LeagueInterrupted(KeyboardInterrupt):
@@ -150,6 +155,10 @@ class LeagueRun:
         self.breaker: CircuitBreaker | None = None
         #: The cause of an API refusal (401, 404, ...): the league stops dispatching.
         self.refused: str | None = None
+        #: A request the API rejected as invalid (its policy and message): the league stops.
+        self.rejected: str | None = None
+        #: The league database or the disk failed while episodes played: the league stops.
+        self.db_failed: InfrastructureStop | None = None
         #: The pause that outlasted the patience: the league stopped dispatching.
         self.gave_up: Pause | None = None
         #: Why a Python policy's episode ended its worker process (even when played
@@ -211,7 +220,7 @@ class LeagueRun:
                 else:
                     played = self._run_scripted(db, advance) + self._run_claude(db, advance)
                 playing = time.monotonic() - playing
-                if not self.interrupted:
+                if not self.interrupted and not self.db_failed:
                     self._write_replays(db)
             self.backend.close()
             if self.interrupted:
@@ -219,6 +228,10 @@ class LeagueRun:
                     f"stopped by Ctrl-C: {played} episodes stored now, {self.cut_short} in "
                     "flight recorded as void with their usage; rerun the same command to resume"
                 )
+            if self.rejected:
+                raise InfrastructureStop(f"league {self.config.name}: {self.rejected}")
+            if self.db_failed:
+                raise self.db_failed
             from .flags import alike_pairings
             from .ranking import export
 
@@ -242,6 +255,8 @@ class LeagueRun:
                 self._incomplete(db),
                 policy_stopped=bool(self.worker_died),
             )
+        except sqlite3.Error as err:  # locked past the wait, full, damaged: one line
+            raise database_failure(db.path, err) from None
         finally:
             self.backend.close()
             db.close()
@@ -498,18 +513,26 @@ class LeagueRun:
                     self.admission.finished(result)
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
-                if not self.backend.records_calls and result.usage.calls:
-                    db.add_call(name, result.pairing, result.idx, result.usage)
-                if isinstance(result, EpisodeRow):
-                    played += db.add(name, [result])
+                try:
+                    if not self.backend.records_calls and result.usage.calls:
+                        db.add_call(name, result.pairing, result.idx, result.usage)
+                    if isinstance(result, EpisodeRow):
+                        played += db.add(name, [result])
+                        continue
+                    db.add_void(name, result)
+                except sqlite3.Error as err:  # its calls are kept; a rerun plays it again
+                    self.db_failed = self.db_failed or database_failure(db.path, err)
                     continue
-                db.add_void(name, result)
                 key = (result.pairing, result.idx)
                 voids[key] = voids.get(key, 0) + 1
                 if result.cause == "budget":
                     self.budget_stopped = True
                 elif result.cause == "interrupted":
                     self.cut_short += 1
+                elif result.cause == DISK:
+                    self.db_failed = self.db_failed or InfrastructureStop(result.detail)
+                elif result.cause == REJECTED:
+                    self.rejected = result.detail  # the policy's parameters: no retry helps
                 elif result.cause == WORKER_DIED:
                     self.worker_died = result.detail  # it would again: the policy must change
                 elif not retryable_cause(result.cause):
@@ -525,6 +548,8 @@ class LeagueRun:
         return bool(
             self.gave_up
             or self.refused
+            or self.rejected
+            or self.db_failed
             or self.interrupted
             or self.budget_stopped
             or self.worker_died
@@ -571,42 +596,44 @@ class LeagueRun:
         return self.config.max_tokens is not None or self.config.max_cost_usd is not None
 
     def _preflight(self, db: LeagueDB) -> None:
-        """One cheap call per distinct model before the league starts: an unknown
-        model or a refused key is a config error naming the policy file, not a
-        league of void episodes."""
-        models = {p.model: p for p in self.config.policies if isinstance(p, ClaudePolicy)}
-        if not models:
+        """One call per distinct request (model and parameters) before the league
+        starts, with the policy's real parameters: an unknown model or a refused key
+        is a config error naming the policy file, a rejected request stops the
+        league, not a league of void episodes."""
+        requests = {
+            (p.model, p.max_tokens, p.temperature, p.effort, p.thinking): p
+            for p in self.config.policies
+            if isinstance(p, ClaudePolicy)
+        }
+        if not requests:
             return
 
+        def record(usage: Usage) -> None:  # every billed answer, readable or not
+            db.add_call(self.config.name, "preflight", 0, usage)
+
         async def ping() -> None:
-            client = ClaudeClient(timeout=self.config.clock.llm_timeout_seconds, infra=self.infra)
+            client = ClaudeClient(
+                timeout=self.config.clock.llm_timeout_seconds, infra=self.infra, ledger=self.ledger
+            )
             try:
-                for model, policy in models.items():
-                    probe = replace(policy, max_tokens=1, thinking=None, effort=None)
-                    worst = worst_case(probe, CHECK_PROMPT, PING)
+                for policy in requests.values():
                     try:  # the check is a call like any other: within the budget
-                        if self.ledger is not None:
-                            self.ledger.reserve(worst)
+                        await client.ask(policy, CHECK_PROMPT, PING, record)
                     except BudgetExhausted:
                         self.budget_stopped = True
                         return
-                    answer = None
-                    try:
-                        answer = await client.ask(probe, CHECK_PROMPT, PING)
+                    except RequestRejected as err:
+                        raise InfrastructureStop(f"league {self.config.name}: {err}") from None
                     except InfraFailure as err:
                         if err.fatal:
                             raise ConfigError(
-                                f"{policy.path or policy.name}: model {model!r} cannot be "
-                                f"used: {err}",
+                                f"{policy.path or policy.name}: model {policy.model!r} cannot "
+                                f"be used: {err}",
                                 "model",
                             ) from err
                         continue  # unavailable for now: the breaker handles it in the run
                     except ModelTimeout:
                         continue
-                    finally:
-                        if self.ledger is not None:
-                            self.ledger.settle(worst, answer.usage if answer else None)
-                    db.add_call(self.config.name, "preflight", 0, answer.usage)
             finally:
                 await client.close()
 
@@ -651,7 +678,7 @@ class LeagueRun:
         it, let one episode through (its first call is the probe). False: the pause
         outlasted the patience, and the league stops (a rerun resumes it)."""
         b = self.breaker
-        while b is not None and (pause := b.paused) is not None:
+        while b is not None and (pause := b.paused) is not None and not self.backend.interrupted:
             if time.time() - pause.since > self.infra.patience_seconds:
                 self.gave_up = pause
                 return False
@@ -667,6 +694,8 @@ class LeagueRun:
         the next takes it up)."""
         while queue:
             p, idx = queue[0]
+            if db.failure is not None:  # a call's usage went beside the database
+                self.db_failed = self.db_failed or database_failure(db.path, db.failure)
             if not self._wait_while_paused() or self._stopping:
                 return
             if self._budget_exhausted(db):

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..seats.claude import Usage
+from .db_faults import database_failure, keep_pending, pending_path, take_pending
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS leagues (
@@ -191,12 +192,27 @@ class LeagueDB:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(SCHEMA)
-        self._add_columns()
         self._lock = threading.RLock()
+        #: Why a call's usage went to the pending file instead (None: it did not).
+        self.failure: sqlite3.Error | None = None
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.executescript(SCHEMA)
+            self._add_columns()
+            self._take_pending()
+        except sqlite3.Error as err:
+            self.conn.close()
+            raise database_failure(self.path, err) from None
+
+    def _take_pending(self) -> None:
+        """Move the calls a failed run kept beside the database into it."""
+        rows = take_pending(self.path)
+        if rows:
+            with self.transaction() as c:
+                c.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            pending_path(self.path).unlink()
 
     def _add_columns(self) -> None:
         have = {r[1] for r in self.conn.execute("PRAGMA table_info(episodes)")}
@@ -348,7 +364,12 @@ class LeagueDB:
         report calls as they return), written at once: spend survives a kill."""
         row = (league, pairing, idx, *_usage_columns(u), now())
         with self._lock:  # one statement: atomic without BEGIN and COMMIT of its own
-            self.conn.execute("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            try:
+                self.conn.execute("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            except sqlite3.Error as err:  # locked, full, damaged: kept beside it instead
+                self.failure = err
+                if not keep_pending(self.path, row):
+                    raise database_failure(self.path, err) from None
 
     def clear_reservations(self, league: str) -> None:
         """Drop reservations left by the processes of a killed run (none is in flight

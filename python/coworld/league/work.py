@@ -188,7 +188,15 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
         return void_of(job, episode, "budget", str(err), started)
     except asyncio.CancelledError:
         return void_of(job, episode, "interrupted", "stopped by Ctrl-C", started)
+    except OSError as err:  # a full disk: its replay could not be written
+        return void_of(
+            job, episode, DISK, f"the episode's files could not be written: {err}", started
+        )
     return row_from_results(job, results, started)
+
+
+#: The void cause of an episode whose files could not be written (the league stops).
+DISK = "disk"
 
 
 def void_of(

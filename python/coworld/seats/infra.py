@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..errors import CoworldError
+from ..errors import CoworldError, InfrastructureStop
 
 #: Default patience: how long one call may wait out the network before its episode is void.
 DEFAULT_PATIENCE_SECONDS = 300.0
@@ -33,6 +33,21 @@ class InfraFailure(CoworldError):
         super().__init__(f"the API did not answer ({cause}): {message}")
         self.cause = cause
         self.fatal = fatal
+
+
+class RequestRejected(InfraFailure, InfrastructureStop):
+    """The API refused a request as invalid (HTTP 400 `invalid_request_error`): the
+    policy's parameters, not the network. The league stops; no retry can help."""
+
+    def __init__(self, policy: str, message: str) -> None:
+        CoworldError.__init__(self, f"{policy}: the API rejected the request: {message}")
+        self.cause = REJECTED
+        self.fatal = True
+        self.policy = policy
+
+
+#: The cause recorded for an episode cut short by a rejected request.
+REJECTED = "rejected"
 
 
 class ModelTimeout(Exception):
@@ -69,9 +84,15 @@ class InfraPolicy:
 RETRYABLE_STATUS = {408, 409, 429}
 
 
+#: Causes without an HTTP status that may pass if one waits: a transport error, an
+#: answer the client cannot read (`stream.Unusable`), an API that accepts a request
+#: and sends nothing back within the timeout.
+RETRYABLE_CAUSES = {"connection", "unreadable", "hung"}
+
+
 def retryable_cause(cause: str) -> bool:
     """Whether an infrastructure cause (`classify`) may pass if one waits."""
-    if cause == "connection":
+    if cause in RETRYABLE_CAUSES:
         return True
     status = cause.removeprefix("http-")
     return status.isdigit() and (int(status) in RETRYABLE_STATUS or int(status) >= 500)

@@ -15,6 +15,8 @@ from ..errors import ReplyRejected
 
 #: How many `{` positions are tried before giving up (bounds the work on hostile text).
 MAX_ATTEMPTS = 64
+#: One decoder for every reply: building one costs more than decoding a short reply.
+_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ def extract_json_object(
 
 def _decode(text: str, start: int) -> tuple[Any, int] | None:
     try:
-        return json.JSONDecoder().raw_decode(text, start)
+        return _DECODER.raw_decode(text, start)
     except (ValueError, RecursionError):
         return None
 
@@ -88,7 +90,7 @@ def _exactly_one(text: str, policy: JsonPolicy) -> dict[str, Any]:
     if start < 0:
         raise _none_found(policy)
     try:
-        obj, end = json.JSONDecoder().raw_decode(text, start)
+        obj, end = _DECODER.raw_decode(text, start)
     except json.JSONDecodeError as e:
         raise ReplyRejected(
             f"the JSON object is malformed ({e.msg} at character {e.pos - start})", "unparseable"

@@ -5,8 +5,9 @@ or a Python policy file (`.py`, see `python_policy`)."""
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,16 @@ class ClaudePolicy:
     thinking: str | int | None = None
     #: USD per million (input, output) tokens, overriding the price table.
     price: tuple[float, float] | None = None
+    #: False when the file named no `model` and `DEFAULT_MODEL` plays (said when loading).
+    model_given: bool = field(default=True, compare=False)
     kind = "claude"
+
+    @property
+    def default_notice(self) -> str | None:
+        """The line saying that the default model plays, when the file named none."""
+        if self.model_given:
+            return None
+        return f"{self.path or self.name}: no `model` given: {self.model} plays (the default)"
 
     @property
     def digest(self) -> str:
@@ -111,6 +121,7 @@ def _load_file(path: Path) -> ClaudePolicy:
         raise ConfigError(
             f"{path}: not UTF-8 text (byte {err.start}: {err.reason})", "policy"
         ) from err
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     if path.suffix == ".toml":
         meta = _parse_toml(text, path)
         body = meta.pop("prompt", None)
@@ -150,6 +161,7 @@ def _load_file(path: Path) -> ClaudePolicy:
     if effort is not None and effort not in EFFORTS:
         raise ConfigError(f"{path}: `effort` must be one of {', '.join(EFFORTS)}", "effort")
     thinking = _thinking(meta.get("thinking"), max_tokens, path)
+    _refused_combination(model, temperature, thinking, path)
     price = parse_price(meta.get("price"), f"{path}: `price`") if "price" in meta else None
     size = len(body.strip().encode())
     if size > MAX_PROMPT_BYTES:
@@ -171,6 +183,7 @@ def _load_file(path: Path) -> ClaudePolicy:
         path=str(path),
         thinking=thinking,
         price=price,
+        model_given="model" in meta,
     )
 
 
@@ -188,6 +201,30 @@ def _thinking(value: Any, max_tokens: int, path: Path) -> str | int | None:
             "thinking",
         )
     return value
+
+
+#: Models that refuse a thinking budget (`thinking: N`) and take only "adaptive":
+#: Claude 4.7 and later, and the Fable and Mythos families.
+_NO_BUDGET = re.compile(r"^claude-(?:(?:opus|sonnet|haiku)-(?:4-[7-9]|[5-9])|fable|mythos)")
+
+
+def _refused_combination(
+    model: str, temperature: float | None, thinking: str | int | None, path: Path
+) -> None:
+    """Parameters the Messages API answers with 400 invalid_request_error, refused
+    here instead of on every call of a league."""
+    if thinking is not None and temperature is not None and temperature != 1:
+        raise ConfigError(
+            f"{path}: `temperature` ({temperature}) cannot be combined with `thinking`: "
+            "the API takes only temperature 1 with thinking; drop one of them",
+            "temperature",
+        )
+    if isinstance(thinking, int) and _NO_BUDGET.match(model):
+        raise ConfigError(
+            f"{path}: `thinking` as a budget ({thinking}) is refused by model {model!r}: "
+            'use `thinking: "adaptive"`',
+            "thinking",
+        )
 
 
 def parse_price(value: Any, where: str) -> tuple[float, float]:
@@ -210,26 +247,68 @@ def _parse_toml(text: str, path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {err}", "policy") from err
 
 
-def _split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
-    for fence in ("+++", "---"):
-        if text.startswith(fence + "\n"):
-            end = text.find("\n" + fence, len(fence))
-            if end < 0:
-                raise ConfigError(
-                    f"{path}: front matter opened with {fence} is never closed", "policy"
-                )
-            head, body = text[len(fence) + 1 : end], text[end + len(fence) + 1 :]
-            if fence == "+++":
-                return _parse_toml(head, path), body
-            import yaml
+#: A first line that reads as a front-matter field (`model: ...`, `name = "..."`).
+_FIELD_LINE = re.compile(rf"^\s*({'|'.join(FIELDS)})\s*[:=]")
 
-            try:
-                meta = yaml.safe_load(head) or {}
-            except yaml.YAMLError as err:
-                raise ConfigError(
-                    f"{path}: front matter is not valid YAML: {err}", "policy"
-                ) from err
-            if not isinstance(meta, dict):
-                raise ConfigError(f"{path}: front matter must be a mapping", "policy")
-            return meta, body
-    return {}, text
+
+def _split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
+    """(fields, body) of a Markdown policy. A byte-order mark and blank lines before
+    the opening fence are allowed; front matter that does not parse, or fields
+    without fences, is an error naming the line."""
+    text = text.removeprefix("\ufeff")
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return {}, text
+    fence = lines[first].rstrip()
+    if fence not in ("+++", "---"):
+        if _FIELD_LINE.match(lines[first]):
+            raise ConfigError(
+                f"{path}: line {first + 1} reads as a front-matter field, but front matter "
+                "must open with a line `---` (YAML) or `+++` (TOML)",
+                "policy",
+            )
+        return {}, text
+    close = next((i for i in range(first + 1, len(lines)) if lines[i].rstrip() == fence), None)
+    if close is None:
+        raise ConfigError(
+            f"{path}: front matter opened with {fence} on line {first + 1} is never closed",
+            "policy",
+        )
+    head, body = "".join(f"{x}\n" for x in lines[first + 1 : close]), "\n".join(lines[close + 1 :])
+    meta = _parse_head(head, fence, path, first + 1)
+    if not isinstance(meta, dict):
+        raise ConfigError(
+            f"{path}: the front matter on lines {first + 2}-{close} must be a mapping of fields",
+            "policy",
+        )
+    return meta, body
+
+
+def _parse_head(head: str, fence: str, path: Path, offset: int) -> Any:
+    """The front matter's fields; an error names the file's line (`offset`: the
+    lines before the head)."""
+    if fence == "+++":
+        try:
+            return tomllib.loads(head)
+        except tomllib.TOMLDecodeError as err:
+            where = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
+            last = head.count("\n")  # "at end of document": the header's last line
+            line = f"line {(int(where.group(1)) if where else last) + offset}: "
+            msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(err))
+            raise ConfigError(
+                f"{path}: {line}front matter is not valid TOML: {msg}", "policy"
+            ) from None
+    import yaml
+
+    try:
+        return yaml.safe_load(head) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        if mark is None or mark.line >= head.count("\n"):  # at the end: where it opened
+            mark = getattr(err, "context_mark", None) or mark
+        line = f"line {mark.line + 1 + offset}: " if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(
+            f"{path}: {line}front matter is not valid YAML: {problem}", "policy"
+        ) from None

@@ -1,10 +1,14 @@
 """Fixtures shared by test modules: one Ray cluster per session, whose workers
-reach one local Messages API server."""
+reach one local Messages API server; and every replay, calls sidecar, transcript
+and standings.json a test writes under its tmp_path is checked against the format
+schemas (`coworld.schemas`) after the test (mark a test `unchecked_files` when it
+writes broken files on purpose)."""
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +61,15 @@ def ray_script(ray_api):
 
     yield use
     ray_api.script = first_column
+
+
+@pytest.fixture(autouse=True)
+def _written_files_follow_the_schemas(request):
+    yield
+    tmp = request.node.funcargs.get("tmp_path")
+    if tmp is None or request.node.get_closest_marker("unchecked_files"):
+        return
+    from coworld import schemas
+
+    found = [p for f in sorted(Path(tmp).rglob("*")) if f.is_file() for p in schemas.problems(f)]
+    assert not found, "files that break their schema:\n" + "\n".join(found[:20])

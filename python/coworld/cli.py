@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from . import GAMES, _core, simulate
+from .cli_reference import add_commands, add_exit_codes, add_version
 from .errors import I64, MAX_EPISODES, MAX_THREADS, ConfigError, CoworldError
 from .games import catalog
+from .tables import Table
 
 if TYPE_CHECKING:
     from .league import LeagueConfig
@@ -646,7 +647,9 @@ def build_parser() -> argparse.ArgumentParser:
             "coworld.pettingzoo and coworld.gymnasium (pip extra `rl`; docs/vecenv.md)."
         ),
     )
+    add_version(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_commands(sub)  # rules, check
 
     p = sub.add_parser("games", help="list the games, their seats and baselines")
     p.set_defaults(run=_cmd_games)
@@ -663,7 +666,7 @@ def build_parser() -> argparse.ArgumentParser:
     league = sub.add_parser("league", help="run, read and compare leagues")
     lsub = league.add_subparsers(dest="league_command", metavar="COMMAND", required=True)
     p = lsub.add_parser("run", help="run (or resume) a league file")
-    p.add_argument("league", help="a league file (.toml); see README for the format")
+    p.add_argument("league", help="a league file (.toml); its keys: docs/leagues.md")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument(
         "--address", help="Ray cluster address (ray backend; default: start a local one)"
@@ -825,6 +828,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads", type=_THREADS, default=None, help="worker threads (default: every core)"
     )
     p.set_defaults(run=_cmd_simulate)
+    add_exit_codes(parser)
     return parser
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import _core
+from . import _core, schemas
 from .calls import CallsSidecar
 from .errors import ConfigError, ReplyRejected
 from .games import FAMILIES, family_module, game
@@ -215,6 +215,7 @@ class Episode:
                 self._writers[name].write(
                     {
                         "type": "header",
+                        "schema": schemas.TRANSCRIPT,
                         "format": FORMAT_VERSION,
                         "visibility": f"seat:{seat}",
                         "game": self.state.resolved_game,
@@ -226,6 +227,7 @@ class Episode:
     def _header(self) -> dict[str, Any]:
         return {
             "type": "header",
+            "schema": schemas.REPLAY,
             "format": FORMAT_VERSION,
             "visibility": "full",
             "config": {**self.state.config, **self.clock.as_config()},

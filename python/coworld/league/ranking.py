@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..games import entry
+from ..schemas import STANDINGS as STANDINGS_SCHEMA
 from .stats import (
     Rating,
     cluster_se,
@@ -252,6 +253,7 @@ def export(results: Results, league: str, out_dir: Path, seed: int = 0) -> dict[
         for s in table:
             writer.writerow(asdict(s))
     doc = {
+        "schema": STANDINGS_SCHEMA,
         "league": league,
         "episodes": sum(b.score.shape[0] for b in blocks),
         "standings": [_clean(asdict(s)) for s in table],

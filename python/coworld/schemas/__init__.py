@@ -81,6 +81,8 @@ def problems(path: Path, kind: str | None = None) -> list[str]:
     kind = kind or kind_of(path)
     if kind is None:
         return []
+    if kind == "replay" and _first_line(path).startswith(b'{"header"'):
+        kind = "transcript"  # an SDK transcript (coworld.sdk.transcript)
     if kind == "standings":
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
@@ -88,6 +90,11 @@ def problems(path: Path, kind: str | None = None) -> list[str]:
             return [f"{path}: not JSON: {err}"]
         return [f"{path}: {e}" for e in errors(kind, document)]
     return list(_line_problems(path, kind))
+
+
+def _first_line(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.readline().strip()
 
 
 def _line_problems(path: Path, kind: str) -> Iterator[str]:

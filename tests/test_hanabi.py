@@ -476,7 +476,7 @@ def _self_play(policy: str, seats: int) -> tuple[float, float]:
 
 
 def test_conventions_beats_cautious_over_2000_seeds_and_the_readme_says_so(capsys):
-    """The spec's claim: conventions has the higher mean self-play score, with
+    """The baselines' claim: conventions has the higher mean self-play score, with
     separated 95% intervals, at every seat count; the README's table row for
     each seat count is exactly what this measures."""
     readme = README.read_text()

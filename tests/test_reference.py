@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -222,3 +223,33 @@ def test_the_claude_example_league_runs(tmp_path, monkeypatch):
     doc = json.loads((tmp_path / "standings.json").read_text())
     assert schemas.errors("standings", doc) == []
     assert {"fog-mapper", "gauntlet-threats"} <= set(doc["reliability"])
+
+
+OUTSIDE = re.compile(r"\.\./shared|shared/spec|spec rule|\bissue \d+|DESIGN\.md|\bDESIGN\b")
+
+
+def test_nothing_cites_documents_outside_the_repository():
+    roots = ["README.md", "CONTRIBUTING.md", "CHANGELOG.md", "docs", "python", "rust", "tests"]
+    roots += ["bench", "examples"]
+    suffixes = {".md", ".py", ".rs", ".pyi", ".toml", ".js", ".html", ".css"}
+    found = []
+    for root in roots:
+        path = ROOT / root
+        files = [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]
+        for f in files:
+            if f.suffix not in suffixes or f.name == "test_reference.py":
+                continue
+            for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+                if OUTSIDE.search(line):
+                    found.append(f"{f.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_readme_links_resolve_and_it_starts_with_the_two_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert text.split("```")[1].strip().splitlines()[0].startswith("make demo")
+    assert text.split("```")[1].strip().splitlines()[1].startswith("make test")
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    assert local and all((ROOT / link).exists() for link in local), local
+    assert len(text.splitlines()) <= 180

@@ -258,7 +258,7 @@ def hex_neighbours(cell: str, n: int) -> set[str]:
 
 
 def reference_standing(view: dict, seat: int) -> int:
-    """`standing` (docs/rules/gauntlet.md), computed from the view alone, independently of the core."""
+    """`standing`, computed from the view alone, independently of the core."""
     game = view["game"]
     if game == "connect-four":
         discs = view["stones"]

@@ -1,7 +1,7 @@
 """The episode runner every family shares: one async loop, scripted and Claude
 seats in any mix, the wall clock, retries and fallbacks, and the replay.
 
-The loop follows the fog games' resolution order of a ply (docs/rules/fog.md); gauntlet and Hanabi are the
+The loop follows the fog games' resolution order of a ply; gauntlet and Hanabi are the
 same shape without sensing (the core does steps 6-12 inside `apply`):
 
  1. begin the ply: the core names the mover

@@ -226,6 +226,10 @@ def test_the_claude_example_league_runs(tmp_path, monkeypatch):
     doc = json.loads((tmp_path / "standings.json").read_text())
     assert schemas.errors("standings", doc) == []
     assert {"fog-mapper", "gauntlet-threats"} <= set(doc["reliability"])
+    table = run("league", "table", str(tmp_path))
+    assert table.returncode == 0, table.stdout + table.stderr
+    assert all(len(line) <= 80 for line in table.stdout.splitlines()), table.stdout
+    assert "gauntlet-threats" in table.stdout  # ids whole, never cut
 
 
 OUTSIDE = re.compile(r"\.\./shared|shared/spec|spec rule|\bissue \d+|DESIGN\.md|\bDESIGN\b")

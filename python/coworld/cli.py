@@ -641,6 +641,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "Start with `coworld games`, then `coworld play hex -s tactician -s random`,\n"
+            "`coworld rules GAME` (what a Claude seat is told), `coworld check FILE`,\n"
             "`coworld demo` (the default league) and `coworld league run LEAGUE.toml`.\n"
             "Your own bot: a .py file with act(view, legal_moves), fielded as `-s my_bot.py`\n"
             "(examples/random_bot.py). Reinforcement learning: coworld.VecEnv in Python,\n"

@@ -275,11 +275,11 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
         console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
         return 0
     t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
-    for col in ("pairing", "episodes", "calls", "input tok", "output tok (max)", "cost $ (max)"):
+    for col in ("pairing", "episodes", "calls", "in tok", "out tok max", "max $"):
         t.add_column(col, justify="left" if col == "pairing" else "right")
     for r in rows:
         t.add_row(
-            escape(r.pairing),
+            escape(r.pairing.replace("|", ": ").replace("/", " / ")),  # wraps between ids
             f"{r.episodes:,}",
             f"{r.calls:,.0f}",
             f"{r.input_tokens:,.0f}",

@@ -28,10 +28,15 @@ console = Console()
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
-    table = Table(title="coworld games")
+    table = Table(title="coworld games", pad_edge=False)
     table.add_column("id", no_wrap=True)
-    for column in ("family", "seats", "information", "baselines", "origin"):
-        table.add_column(column)
+    for column in ("family", "seats", "info", "baselines", "origin"):
+        # widths that fit 80 columns with every id whole (abrupt_dark_hex, conventions)
+        table.add_column(
+            column,
+            min_width=15 if column == "origin" else None,
+            max_width=12 if column == "baselines" else None,
+        )
     for gid, e in catalog().items():
         seats = e["seats"]
         span = "" if seats["min"] == seats["max"] else f" ({seats['min']}-{seats['max']})"

@@ -28,14 +28,14 @@ console = Console()
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
-    table = Table(title="coworld games", pad_edge=False)
+    narrow = console.width < 100  # then widths that fit 80 columns with every id whole
+    table = Table(title="coworld games", pad_edge=not narrow)
     table.add_column("id", no_wrap=True)
     for column in ("family", "seats", "info", "baselines", "origin"):
-        # widths that fit 80 columns with every id whole (abrupt_dark_hex, conventions)
         table.add_column(
             column,
-            min_width=15 if column == "origin" else None,
-            max_width=12 if column == "baselines" else None,
+            min_width=15 if narrow and column == "origin" else None,  # abrupt_dark_hex
+            max_width=12 if narrow and column == "baselines" else None,  # conventions,
         )
     for gid, e in catalog().items():
         seats = e["seats"]

@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 BIN    := $(VENV)/bin
 
-.PHONY: help install install-dev demo test test-rust test-python bench lint clean
+.PHONY: help install install-dev install-docs demo test test-rust test-python bench lint docs clean
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -19,6 +19,9 @@ install: $(PY)  ## build the Rust core (release) into the virtualenv: what runni
 
 install-dev: $(PY)  ## the same plus the test, dev, cluster and rl extras (OpenSpiel, playwright, Ray, lint, PettingZoo, Gymnasium)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test,dev,cluster,rl --quiet
+
+install-docs: $(PY)  ## the core plus the docs extra (MkDocs, Material, mkdocstrings)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras docs --quiet
 
 demo: install  ## run the main job on the built-in defaults
 	$(BIN)/coworld demo
@@ -48,5 +51,9 @@ lint: install-dev  ## rustfmt, clippy, ruff, mypy
 	$(PY) -m mypy.stubtest coworld._core
 	$(BIN)/mypy python/coworld --ignore-missing-imports
 
+# --strict: a broken link, anchor, snippet or API reference fails the build.
+docs: install-docs  ## build the documentation site (guides and API reference) into site/
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 clean:  ## remove build outputs and the virtualenv
-	rm -rf target $(VENV) .pytest_cache .benchmarks python/coworld/_core*.so
+	rm -rf target $(VENV) .pytest_cache .benchmarks site python/coworld/_core*.so

@@ -4,7 +4,7 @@ league of Claude episodes at concurrency 64 against the local Messages API serve
 
     .venv/bin/python bench/llm_throughput.py [--episodes 128] [--latency 0.2] [--stub-sdk]
 
-Targets (issue 13): under 1 ms of CPU per decision, and about 60 of 64 slots
+Targets: under 1 ms of CPU per decision, and about 60 of 64 slots
 busy on average while the league plays.
 
 How it counts. CPU: user + system time of every league process during the Claude

@@ -116,7 +116,7 @@ def coworld_aec_connect_four() -> Callable[[float], int] | None:
     try:
         import coworld.pettingzoo
     except ImportError as e:
-        print(f"(coworld.pettingzoo unavailable: {e}; pip install 'coworld[rl]' adds it)")
+        print(f"(coworld.pettingzoo unavailable: {e}; pip install -e '.[rl]' adds it)")
         return None
     return aec_loop(coworld.pettingzoo.env("connect-four"))
 

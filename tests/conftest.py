@@ -1,10 +1,14 @@
 """Fixtures shared by test modules: one Ray cluster per session, whose workers
-reach one local Messages API server."""
+reach one local Messages API server; and every replay, calls sidecar, transcript
+and standings.json coworld writes under a test's tmp_path is checked against the
+format schemas (`coworld.schemas`) after the test (mark a test `unchecked_files`
+when it makes coworld write broken files on purpose)."""
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +61,33 @@ def ray_script(ray_api):
 
     yield use
     ray_api.script = first_column
+
+
+def _declares_a_schema(path: Path) -> bool:
+    """Whether coworld wrote `path`: its header names a schema (a calls sidecar: its
+    replay's does). Files a test writes by hand, without one, are its own business."""
+    if path.name.endswith(".calls.jsonl"):
+        stem = path.name[: -len(".calls.jsonl")]
+        return _declares_a_schema(path.with_name(stem.split(".prior-")[0] + ".jsonl"))
+    try:
+        with path.open("rb") as fh:
+            first = json.loads(fh.readline() if path.suffix == ".jsonl" else fh.read())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(first, dict):
+        return False
+    header = first.get("header")  # an SDK transcript's
+    return "schema" in first or (isinstance(header, dict) and "format" in header)
+
+
+@pytest.fixture(autouse=True)
+def _written_files_follow_the_schemas(request):
+    yield
+    tmp = request.node.funcargs.get("tmp_path")
+    if tmp is None or request.node.get_closest_marker("unchecked_files"):
+        return
+    from coworld import schemas
+
+    written = [f for f in sorted(Path(tmp).rglob("*")) if schemas.kind_of(f) and f.is_file()]
+    found = [p for f in written if _declares_a_schema(f) for p in schemas.problems(f)]
+    assert not found, "files that break their schema:\n" + "\n".join(found[:20])

@@ -1,5 +1,5 @@
 """The calls sidecar: each text stored once, a stated size cap, and an earlier
-attempt's calls never overwritten (issue 13)."""
+attempt's calls never overwritten."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the CPU cuts of issue 13 (under 1 ms per model decision) must not change:
+"""What the CPU cuts (under 1 ms per model decision) must not change:
 the request on the wire, the files a kill or a live viewer sees, the league's
 garbage-collector settings once it is done."""
 

@@ -1,4 +1,4 @@
-"""The Python face of the core: the public surface of DESIGN.md, errors, pickling, simulate."""
+"""The Python face of the core: the public surface, errors, pickling, simulate."""
 
 from __future__ import annotations
 

@@ -440,7 +440,7 @@ def test_policy_temperature_and_effort_reach_the_request(tmp_path, monkeypatch):
     assert body["temperature"] == 0.2 and body["output_config"] == {"effort": "low"}
 
 
-# ---- issue 11 -----------------------------------------------------------------
+# ---- what a seat never learns -------------------------------------------------
 
 
 def _midgame(game_id: str, plies: int = 4):

@@ -1,4 +1,4 @@
-"""LLM leagues measure the model, not the network (issue 13): each row of the
+"""LLM leagues measure the model, not the network: each row of the
 issue's table reproduced at small scale against the local Messages API server."""
 
 from __future__ import annotations

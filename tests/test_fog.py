@@ -327,7 +327,7 @@ def test_the_reader_never_fails_otherwise(text, game_id):
     assert move in s.legal_moves()
 
 
-# ---- recon-hex-5 is labelled an original variant everywhere (issue 11, item 5) ----
+# ---- recon-hex-5 is labelled an original variant everywhere ----
 
 ORIGINAL = "original variant (not a port of OpenSpiel rbc)"
 

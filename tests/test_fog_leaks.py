@@ -190,7 +190,7 @@ def test_a_leaky_view_is_caught():
     )
 
 
-# ---- the opponent's collisions (issue 11) ----
+# ---- the opponent's collisions ----
 #
 # In the non-abrupt variants a collision keeps the mover, so a global ply count
 # anywhere on a seat-facing surface tells the waiting seat how often (and,

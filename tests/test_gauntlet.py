@@ -14,7 +14,7 @@ import pytest
 import coworld
 from coworld.errors import IllegalMove
 
-ROTATION = ["connect-four", "breakthrough", "hex", "quoridor"]  # the spec's order, pinned
+ROTATION = ["connect-four", "breakthrough", "hex", "quoridor"]  # the rotation order, pinned
 GAUNTLET = tuple(coworld.catalog()["rotate"]["rotation"])
 
 
@@ -258,7 +258,7 @@ def hex_neighbours(cell: str, n: int) -> set[str]:
 
 
 def reference_standing(view: dict, seat: int) -> int:
-    """The spec's `standing`, computed from the view alone, independently of the core."""
+    """`standing`, computed from the view alone, independently of the core."""
     game = view["game"]
     if game == "connect-four":
         discs = view["stones"]

@@ -12,7 +12,7 @@ Mappings and deliberate departures, game by game:
 * breakthrough vs `breakthrough(rows=6,columns=6)`: OpenSpiel's player 0 (black)
   starts on its ranks 5-6 and moves down; ours (red) starts on ranks 1-2 and moves
   up. The board is mirrored top to bottom: their `xN` is our `x(7-N)`, files kept.
-  Departure: our ply cap is 100 (DESIGN), theirs is none (game length 109 is only
+  Departure: our ply cap is 100, theirs is none (game length 109 is only
   a bound), so a game still running at ply 100 is settled by `standing` here; for
   those games only the legal sets of plies 1-100 are compared, not the outcome.
 * hex vs `hex(board_size=7)`: OpenSpiel's player 0 connects its row 1 to row 7,
@@ -24,8 +24,8 @@ Mappings and deliberate departures, game by game:
   on its e9 (drawn at the bottom) and heads for its rank 1. The board is mirrored
   top to bottom: their pawn move `xN` is our `x(10-N)`, their wall `xNo` (blocking
   their rows N and N+1) is our `x(9-N)o`. OpenSpiel's jump rule (side-steps only
-  when the straight jump is walled or off the board) is the spec's rule 4, and
-  the differential confirms it. Departure: our ply cap is 200 (DESIGN), theirs
+  when the straight jump is walled or off the board) is quoridor's rule 4, and
+  the differential confirms it. Departure: our ply cap is 200, theirs
   324; games reaching ply 200 compare legal sets up to the cap, not the outcome.
 """
 

@@ -1,4 +1,4 @@
-"""Baselines see what their seat sees (DESIGN.md): every Hanabi baseline, and so
+"""Baselines see what their seat sees: every Hanabi baseline, and so
 every fallback move, is a function of the mover's `view_for`.
 
 Positions the mover cannot tell apart are built with the forced-deal `deck`

@@ -1,5 +1,5 @@
 """The ladder's new rungs see only what their seat sees: two positions the seat
-cannot tell apart get the same move (DESIGN: "Baselines see what their seat sees").
+cannot tell apart get the same move (a baseline sees what its seat sees).
 
 - Hanabi `tracker`: the permuted deals of test_hanabi_leaks (the observer's own
   hand reordered, the undrawn deck shuffled) give the observer identical moves

@@ -1,4 +1,4 @@
-"""The league-wide circuit breaker on the Ray backend (issue 13, section 1): one
+"""The league-wide circuit breaker on the Ray backend: one
 breaker for every task of a run, so an outage pauses the whole league, which
 sends only probes, shows the pause, and resumes when the API answers."""
 

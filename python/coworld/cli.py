@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from . import GAMES, _core, simulate
+from .cli_reference import add_commands, add_exit_codes, add_version
 from .errors import (
     I64,
     MAX_EPISODES,
@@ -26,9 +26,10 @@ from .errors import (
     CoworldError,
     InfrastructureStop,
 )
-from .exit_codes import ExitCode, exit_codes_help
+from .exit_codes import ExitCode
 from .games import catalog
 from .seats.infra import DEFAULT_PATIENCE_SECONDS
+from .tables import Table
 
 if TYPE_CHECKING:
     from .league import LeagueConfig
@@ -39,10 +40,15 @@ console = Console()
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
-    table = Table(title="coworld games")
+    narrow = console.width < 100  # then widths that fit 80 columns with every id whole
+    table = Table(title="coworld games", pad_edge=not narrow)
     table.add_column("id", no_wrap=True)
-    for column in ("family", "seats", "information", "baselines", "origin"):
-        table.add_column(column)
+    for column in ("family", "seats", "info", "baselines", "origin"):
+        table.add_column(
+            column,
+            min_width=15 if narrow and column == "origin" else None,  # abrupt_dark_hex
+            max_width=12 if narrow and column == "baselines" else None,  # conventions,
+        )
     for gid, e in catalog().items():
         seats = e["seats"]
         span = "" if seats["min"] == seats["max"] else f" ({seats['min']}-{seats['max']})"
@@ -341,11 +347,11 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
         console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
         return 0
     t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
-    for col in ("pairing", "episodes", "calls", "calls (max)", "tokens (max)", "cost $ (max)"):
+    for col in ("pairing", "episodes", "calls", "calls max", "tokens max", "max $"):
         t.add_column(col, justify="left" if col == "pairing" else "right")
     for r in rows:
         t.add_row(
-            escape(r.pairing),
+            escape(r.pairing.replace("|", ": ").replace("/", " / ")),  # wraps between ids
             f"{r.episodes:,}",
             f"{r.calls:,.0f}",
             f"{r.calls_max:,}",
@@ -782,42 +788,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-class _Help(argparse.HelpFormatter):
-    """Wraps descriptions as argparse does, but keeps the exit-code table's lines."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        if text.startswith("Exit codes:"):
-            return "".join(indent + line for line in text.splitlines(keepends=True))
-        return super()._fill_text(text, width, indent)
-
-
-#: The exit codes each command can end with, listed in its --help.
-_OK, _WORSE, _UNSURE, _BAD, _INFRA, _BUDGET, _CTRL_C = ExitCode
-_CODES: dict[str, tuple[ExitCode, ...]] = {
-    "games": (_OK, _BAD),
-    "demo": (_OK, _BAD, _INFRA, _BUDGET, _CTRL_C),
-    "run": (_OK, _BAD, _INFRA, _BUDGET, _CTRL_C),
-    "plan": (_OK, _BAD),
-    "table": (_OK, _BAD),
-    "compare": (_OK, _WORSE, _BAD),
-    "gate": tuple(ExitCode),
-    "play": (_OK, _BAD, _INFRA, _CTRL_C),
-    "recheck": (_OK, _WORSE, _BAD),
-    "view": (_OK, _BAD, _CTRL_C),
-    "simulate": (_OK, _BAD, _CTRL_C),
-}
-
-
-def _command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
-    """A subcommand whose --help ends with its exit codes."""
-    said = {ExitCode.WORSE: "the replay does not re-derive"} if name == "recheck" else None
-    codes = exit_codes_help(*_CODES[name], meanings=said)
-    parser: argparse.ArgumentParser = sub.add_parser(
-        name, epilog=codes, formatter_class=_Help, **kwargs
-    )
-    return parser
-
-
 def _error_code(err: BaseException) -> ExitCode:
     """The exit code of an error that ended a command: infrastructure and budget stops
     have their own; anything else a user can cause is bad input."""
@@ -846,20 +816,22 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            exit_codes_help() + "\n\n"
             "Start with `coworld games`, then `coworld play hex -s tactician -s random`,\n"
+            "`coworld rules GAME` (what a Claude seat is told), `coworld check FILE`,\n"
             "`coworld demo` (the default league) and `coworld league run LEAGUE.toml`.\n"
             "Your own bot: a .py file with act(view, legal_moves), fielded as `-s my_bot.py`\n"
             "(examples/random_bot.py). Reinforcement learning: coworld.VecEnv in Python,\n"
             "coworld.pettingzoo and coworld.gymnasium (pip extra `rl`; docs/vecenv.md)."
         ),
     )
+    add_version(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_commands(sub)  # rules, check
 
-    p = _command(sub, "games", help="list the games, their seats and baselines")
+    p = sub.add_parser("games", help="list the games, their seats and baselines")
     p.set_defaults(run=_cmd_games)
 
-    p = _command(sub, "demo", help="run the built-in default league (every baseline, every game)")
+    p = sub.add_parser("demo", help="run the built-in default league (every baseline, every game)")
     p.add_argument(
         "--episodes", type=_int_in(1), default=None, help="episodes per pairing (default 400)"
     )
@@ -870,8 +842,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     league = sub.add_parser("league", help="run, read and compare leagues")
     lsub = league.add_subparsers(dest="league_command", metavar="COMMAND", required=True)
-    p = _command(lsub, "run", help="run (or resume) a league file")
-    p.add_argument("league", help="a league file (.toml); see README for the format")
+    p = lsub.add_parser("run", help="run (or resume) a league file")
+    p.add_argument("league", help="a league file (.toml); its keys: docs/leagues.md")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument(
         "--address", help="Ray cluster address (ray backend; default: start a local one)"
@@ -890,22 +862,21 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the league's infra_patience, else 300)",
     )
     p.set_defaults(run=_cmd_league_run)
-    p = _command(lsub, "plan", help="estimate a league's Claude calls, tokens and cost")
+    p = lsub.add_parser("plan", help="estimate a league's Claude calls, tokens and cost")
     p.add_argument("league", help="a league file (.toml)")
     p.set_defaults(run=_cmd_league_plan)
-    p = _command(lsub, "table", help="print standings from a league database")
+    p = lsub.add_parser("table", help="print standings from a league database")
     p.add_argument("database", help="league.db or the league's output directory")
     p.add_argument("--league", help="which league in the database (default: the latest)")
     p.set_defaults(run=_cmd_league_table)
-    p = _command(
-        lsub, "compare", help="regression gate: exit 1 if a policy got significantly worse"
+    p = lsub.add_parser(
+        "compare", help="regression gate: exit 1 if a policy got significantly worse"
     )
     p.add_argument("baseline", help="league database/directory or exported standings.json")
     p.add_argument("current", help="league database/directory or exported standings.json")
     p.set_defaults(run=_cmd_league_compare)
 
-    p = _command(
-        sub,
+    p = sub.add_parser(
         "gate",
         help="sequential test (pentanomial GSPRT): exit 0 not worse, 1 worse, 2 inconclusive",
         description=(
@@ -975,8 +946,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true", help="discard earlier results of this gate")
     p.set_defaults(run=_cmd_gate)
 
-    p = _command(
-        sub,
+    p = sub.add_parser(
         "play",
         help="play one episode with a live feed and write its replay",
         description="Play one episode with a live feed and write its replay. Hanabi is "
@@ -1049,17 +1019,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=_cmd_play)
 
-    p = _command(sub, "recheck", help="re-simulate a replay from its seed and verify every event")
+    p = sub.add_parser("recheck", help="re-simulate a replay from its seed and verify every event")
     p.add_argument("replay", help="a replay file (.jsonl)")
     p.set_defaults(run=_cmd_recheck)
 
-    p = _command(sub, "view", help="watch replays and league results in the browser")
+    p = sub.add_parser("view", help="watch replays and league results in the browser")
     p.add_argument("path", help="a replay (.jsonl), a league directory, or a league.db")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1 only)")
     p.add_argument("--port", type=_int_in(1, 65535), default=8765, help="port (default 8765)")
     p.set_defaults(run=_cmd_view)
 
-    p = _command(sub, "simulate", help="run scripted episodes in the Rust batch simulator")
+    p = sub.add_parser("simulate", help="run scripted episodes in the Rust batch simulator")
     p.add_argument("game", choices=GAMES, metavar="GAME", help="a game id (see `coworld games`)")
     p.add_argument(
         "-p",
@@ -1095,6 +1065,7 @@ def build_parser() -> argparse.ArgumentParser:
     form.add_argument("--json", action="store_true", help="print the report as JSON")
     form.add_argument("--csv", action="store_true", help="print the rows as CSV")
     p.set_defaults(run=_cmd_simulate)
+    add_exit_codes(parser)
     return parser
 
 

@@ -1,7 +1,7 @@
 """The episode runner every family shares: one async loop, scripted and Claude
 seats in any mix, the wall clock, retries and fallbacks, and the replay.
 
-The loop follows the fog spec's resolution order; gauntlet and Hanabi are the
+The loop follows the fog games' resolution order of a ply; gauntlet and Hanabi are the
 same shape without sensing (the core does steps 6-12 inside `apply`):
 
  1. begin the ply: the core names the mover
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import schemas
 from .calls import CallsSidecar
 from .errors import ConfigError, ReplyRejected
 from .games import FAMILIES, family_module, game
@@ -227,6 +228,7 @@ class Episode:
                 self._writers[name].write(
                     {
                         "type": "header",
+                        "schema": schemas.TRANSCRIPT,
                         "format": FORMAT_VERSION,
                         "visibility": f"seat:{seat}",
                         "game": self.state.resolved_game,
@@ -238,6 +240,7 @@ class Episode:
     def _header(self) -> dict[str, Any]:
         return {
             "type": "header",
+            "schema": schemas.REPLAY,
             "format": FORMAT_VERSION,
             "visibility": "full",
             "config": {**self.state.config, **self.clock.as_config()},

@@ -1,5 +1,5 @@
 """`coworld.gymnasium.make(game, opponent=...)`: one seat of a coworld game as a
-single-agent Gymnasium environment (extra `rl`: `pip install coworld[rl]`).
+single-agent Gymnasium environment (extra `rl`: `pip install -e '.[rl]'` in a checkout).
 
 The learner plays `seat`; every other seat is played by the `opponent` baseline
 (default: the family's fallback baseline: fog `probe`, gauntlet `tactician`,

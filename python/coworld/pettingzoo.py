@@ -1,6 +1,6 @@
 """`coworld.pettingzoo.env(game)`: any coworld game as a PettingZoo AEC environment,
 and `coworld.pettingzoo.parallel_env(game)` as a Parallel one (extra `rl`:
-`pip install coworld[rl]`).
+`pip install -e '.[rl]'` in a checkout).
 
 Agents are `player_0`, `player_1`, ... (seat order). An observation is a dict
 `{"observation": float32 tensor, "action_mask": int8}` built by the same encoder

@@ -40,7 +40,7 @@ def test_cell_names_are_algebraic():
 
 
 def test_hex_adjacency_is_coworlds_rhombus():
-    # board-gauntlet spec: c4 touches b4, d4, c3, c5, b5, d3; a1 touches only b1, a2.
+    # gauntlet hex: c4 touches b4, d4, c3, c5, b5, d3; a1 touches only b1, a2.
     grid = HexGrid(7, 7)
     assert sorted(grid.neighbours("c4")) == ["b4", "b5", "c3", "c5", "d3", "d4"]
     assert sorted(grid.neighbours("a1")) == ["a2", "b1"]

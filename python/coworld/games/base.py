@@ -87,7 +87,7 @@ class PerfectInformationReducer(Reducer):
     perfect_information = True
 
     def standing(self, state: State, seat: int) -> int:
-        """The spec's `standing(sim, seat)` heuristic (higher is better for `seat`)."""
+        """The `standing(sim, seat)` heuristic: higher is better for `seat` (docs/rules)."""
         value = state.standing(seat)
         assert value is not None
         return value

@@ -20,7 +20,7 @@ from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
 from . import of_family
 from .base import Reducer, State
 
-#: The baseline that plays a fog seat whose reply cannot be used (DESIGN: failure causes).
+#: The baseline that plays a fog seat whose reply cannot be used (docs/failures.md).
 FALLBACK = "probe"
 
 #: Replies hold their object amid prose; the first one with a `move` wins.
@@ -35,7 +35,7 @@ class FogReducer(Reducer):
     perfect_information = False
 
     def view_for(self, state: State, seat: int) -> dict[str, Any]:
-        """Only what DESIGN's "What a fog seat learns" allows (see the core's `view_for`)."""
+        """Only what a fog seat may learn (docs/rules/fog.md) allows (see the core's `view_for`)."""
         return state.view_for(seat)
 
     def results_for(self, state: State, seat: int) -> dict[str, Any] | None:

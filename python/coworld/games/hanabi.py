@@ -230,7 +230,7 @@ def _legal(v: Mapping[str, Any]) -> list[str]:
 def observation_text(
     state: Any, seat: int, *, notes: str, operator_prompt: str, aliases: Sequence[str]
 ) -> str:
-    """What `seat` reads this turn, in the spec's order. Built from `state.view_for(seat)` only."""
+    """What `seat` reads this turn, in a fixed order. Built from `state.view_for(seat)` only."""
     v = state.view_for(seat)
     sections = [
         _header(v),

@@ -17,19 +17,23 @@ out = "runs/nightly"    # database, replays, standings (relative to this file)
 schedule = "round-robin" # or "adaptive": `episodes` seed pairs per pairing first, then
 confidence = 0.95       #   more where neighbours' intervals overlap, until each game's
                         #   order is right with this confidence (adaptive.py) or a budget
+infra_patience = 300    # seconds a call may wait out API failures before its episode is void
+void_retries = 2        # a void episode is re-queued (same seed) this often per run
 
 [budget]                # optional: the league stops cleanly when reached
 max_tokens = 2_000_000
 max_cost_usd = 25.0
 max_episodes = 50_000   # adaptive schedules: the most episodes in all
 
-infra_patience = 300    # seconds a call may wait out API failures before its episode is void
-void_retries = 2        # a void episode is re-queued (same seed) this often per run
-
-[clock]                 # Claude episodes (DESIGN.md / the fog spec's clocks)
+[clock]                 # Claude episodes (docs/leagues.md)
 play_budget_seconds = 900
 llm_timeout_seconds = 60
 pace_seconds = 0
+
+[prices]                # USD per million [input, output] tokens, for models without a list price
+"my-model" = [3.0, 15.0]
+
+Every key, with its default: docs/leagues.md.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..games import entry
+from ..schemas import STANDINGS as STANDINGS_SCHEMA
 from .stats import (
     Rating,
     bounded_difference,
@@ -282,6 +283,7 @@ def export(
         for s in table:
             writer.writerow(asdict(s))
     doc = {
+        "schema": STANDINGS_SCHEMA,
         "league": league,
         "episodes": sum(b.score.shape[0] for b in blocks),
         "standings": [

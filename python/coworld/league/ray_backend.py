@@ -1,6 +1,6 @@
 """The Ray backend: scripted chunks and Claude episodes become Ray tasks; their
 rows come back to the driver, which writes them through the same storage path
-as the local backend. Ray is an optional extra (`pip install coworld[cluster]`).
+as the local backend. Ray is an optional extra (`pip install -e '.[cluster]'` in a checkout).
 
 What Ray episodes share with the local backend's:
 - The budget. Each task reserves each call's worst case in the league database,
@@ -38,7 +38,7 @@ class RayBackend:
             import ray
         except ImportError as err:
             raise ConfigError(
-                "the ray backend needs Ray: pip install 'coworld[cluster]'", "backend"
+                "the ray backend needs Ray: pip install -e '.[cluster]' in a checkout", "backend"
             ) from err
         self.ray = ray
         self.shares = False

@@ -4,7 +4,7 @@ The agent observes exactly what its seat may see (`view_for(state, seat)`, or
 `view` for a perfect-information game), which is what makes it an honest
 benchmark participant. Other seats are driven by behaviours
 (`behaviour(reducer, state, seat) -> action`). With `seat=None` the agent is
-the single implicit seat of the v0.12 engine: it plays every turn and observes
+the single implicit seat of a one-seat game: it plays every turn and observes
 `view(state)`.
 
 Full multi-agent orchestration (several drivers, simultaneous intents) is out

@@ -1,4 +1,4 @@
-"""Infrastructure failures are not decisions (DESIGN.md, "Failure causes").
+"""Infrastructure failures are not decisions (docs/failures.md).
 
 A transport error, 429, 5xx or 529 is never shown to the model and never becomes
 a move: the client retries it with exponential backoff and jitter, honouring

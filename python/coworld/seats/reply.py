@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: DESIGN.md text limits, in runes (code points); longer text is truncated, never rejected.
+#: Text limits, in runes (code points); longer text is truncated, never rejected.
 SAY_LIMIT = 140
 NOTES_LIMIT = 400
 BANNER_LIMIT = 80

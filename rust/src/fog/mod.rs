@@ -51,7 +51,7 @@ impl Mode {
     }
 }
 
-/// One row of the spec's variant table.
+/// One row of the variant table (docs/rules/fog.md).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Variant {
     pub id: &'static str,
@@ -753,7 +753,7 @@ impl Game for FogState {
         }
     }
 
-    /// Steps 6-12 of the spec's resolution order for one ply, in code of its
+    /// Steps 6-12 of the resolution order of one ply, in code of its
     /// own for each variant's shape (mode, side, abrupt): they become constants,
     /// and the win test, the turn transfer and the board-full test fold.
     #[inline(always)]

@@ -1,5 +1,5 @@
 //! The JSON faces of a fog state: the spectator view (the truth), the seat
-//! view (RFC-003 `view_for`: only what DESIGN's "What a fog seat learns"
+//! view (RFC-003 `view_for`: only what a fog seat may learn, docs/rules/fog.md,
 //! allows) and the results. Cells are always algebraic names.
 
 use serde_json::{json, Map, Value};

@@ -122,7 +122,7 @@ impl Hex {
         (0..2).find(|&s| self.stones[s] >> cell & 1 == 1)
     }
 
-    /// The spec's `distToWin` for `seat` (99 when it can no longer connect).
+    /// `distToWin` for `seat` (99 when it can no longer connect).
     pub fn dist_to_win(&self, seat: Seat) -> u8 {
         let [own, opp] = [seat, 1 - seat].map(|s| Mask::from(self.stones[s]));
         geo().dist_to_win(own, opp, seat)

@@ -155,7 +155,7 @@ impl<T: Copy> MoveLog<T> {
 
 /// A gauntlet game: perfect information, two seats, a `standing` heuristic.
 pub trait Gauntlet: Game {
-    /// The spec's `standing(sim, seat)`: higher is better for `seat`, from the true board.
+    /// `standing(sim, seat)` (docs/rules/gauntlet.md): higher is better for `seat`, from the true board.
     fn standing(&self, seat: Seat) -> i32;
     /// `random`: exactly the move `rng.pick(&self.legal_moves())` draws, without the list.
     fn random_move(&self, rng: &mut Rng) -> Self::Move;

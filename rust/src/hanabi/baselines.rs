@@ -1,4 +1,4 @@
-//! The scripted baselines, rule by rule as the spec numbers them. Each one is a
+//! The scripted baselines, rule by rule as docs/rules/hanabi.md lists them. Each one is a
 //! deterministic function of the mover's `SeatView` (its own hand as knowledge
 //! only, other seats' knowledge as the mover can infer it), never of its own
 //! cards or the deck, and only ever returns legal moves.
@@ -80,7 +80,7 @@ fn hear(k: &mut Knowledge, mv: HanabiMove, matches: bool, turn: u16) {
     }
 }
 
-/// The spec's tie-break key for a hint (smaller first): seat acting soonest,
+/// The tie-break key for a hint (smaller first): seat acting soonest,
 /// rank before colour, lower value (colours in deck order: red, yellow, green,
 /// blue, white), lower seat.
 fn hint_order(v: &SeatView, mv: HanabiMove) -> (usize, u8, u8, u8) {
@@ -100,7 +100,7 @@ fn legal_hints(v: &SeatView) -> Vec<HanabiMove> {
     moves
 }
 
-/// `conventions`: the first of the spec's five rules that fires.
+/// `conventions`: the first of its five rules that fires.
 pub fn conventions(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
     let v = g.seat_view(g.mover());
     let table = v.table();
@@ -155,7 +155,7 @@ pub fn cautious(g: &Hanabi, _rng: &mut Rng) -> HanabiMove {
         return HanabiMove::Play(k);
     }
     // 2. Hint the rank of a playable card with no positive hint, nearest seat first;
-    //    within a hand the lowest slot (the spec leaves that tie open).
+    //    within a hand the lowest slot (no rule orders that tie).
     if v.hint_tokens() > 0 {
         for off in 1..v.seats() {
             let s = v.after_mover(off);

@@ -1,4 +1,4 @@
-//! Hanabi (DESIGN.md **Decision** Hanabi; spec hanabi-hints-and-knowledge.md).
+//! Hanabi (the rules: docs/rules/hanabi.md).
 //!
 //! Standard deck (red, yellow, green, blue, white; ranks 1-5 with 3/2/2/2/1
 //! copies), 2-5 seats (4 cards each at 4-5 seats, 5 at 2-3), 8 hint tokens,

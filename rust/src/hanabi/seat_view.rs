@@ -1,5 +1,5 @@
 //! What one seat sees, and nothing else: the input of every baseline and of
-//! `view_for` (DESIGN.md "Baselines see what their seat sees").
+//! `view_for`: a baseline sees what its seat sees.
 //!
 //! A `SeatView` borrows the game but answers only questions about the
 //! fireworks, the discards, every seat's hint knowledge and the other seats'

@@ -893,7 +893,7 @@ fn reply_words_read_with_the_move_reader_vocabulary() {
     }
 }
 
-// ---- baselines see what their seat sees (DESIGN.md) ----
+// ---- baselines see what their seat sees ----
 
 /// Positions the mover cannot tell apart (its own cards and the deck scrambled)
 /// get the same move from every baseline, with the same decision stream.

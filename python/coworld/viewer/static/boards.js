@@ -36,7 +36,7 @@ function disc(svg, [x, y], radius, seat, cls, extra = {}) {
 }
 
 // A hex rhombus: rank r+1 sits half a hex to the right, so (r, c) touches
-// (r+1, c) and (r+1, c-1) as the spec's adjacency says. Red owns files a and the
+// (r+1, c) and (r+1, c-1) as the hex adjacency rule says. Red owns files a and the
 // last file (left and right edges); blue ranks 1 and n (bottom and top).
 function hexGrid(svg, n, size) {
   const w = Math.sqrt(3) * size, pad = 30;

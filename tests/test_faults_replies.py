@@ -75,7 +75,8 @@ def test_unreadable_answers_are_retried_as_outages_and_billed_as_reported(tmp_pa
     assert not report.voided and report.stopped is None
     db = LeagueDB(report.database)
     try:
-        good = len(api.requests) - base - sum(1 for k in range(60) if k % 3 == 0)
+        sent = len(api.requests) - base
+        good = sent - sum(1 for k in range(min(sent, 60)) if k % 3 == 0)
         # every readable answer and every cut stream that reported usage is billed
         assert db.spent("t").calls == good + billed["bad"] and billed["bad"] > 0
     finally:

@@ -135,17 +135,25 @@ const Boards = {
   },
 };
 
-// Hanabi is a table, not a board: HTML into #table.
-function renderHanabi(box, v, aliases) {
-  box.replaceChildren();
-  const div = (cls, text) => { const d = document.createElement("div"); if (cls) d.className = cls; if (text !== undefined) d.textContent = text; return d; };
-  const fw = div("hand");
+// A div with a class and text: Hanabi's table is built of them.
+const hanabiDiv = (cls, text) => { const d = document.createElement("div"); if (cls) d.className = cls; if (text !== undefined) d.textContent = text; return d; };
+
+// The five fireworks as coloured cards (the spectator's table and a seat's page).
+function drawFireworks(box, v) {
+  const fw = hanabiDiv("hand");
   for (const [colour, height] of Object.entries(v.fireworks)) {
-    const card = div("card-face", `${colour} ${height}`);
+    const card = hanabiDiv("card-face", `${colour} ${height}`);
     card.style.cssText = `background:${HANABI_COLOURS[colour]};color:#fff;padding:4px 8px;border-radius:4px`;
     fw.append(card);
   }
-  box.append(div("muted", "fireworks"), fw);
+  box.append(hanabiDiv("muted", "fireworks"), fw);
+}
+
+// Hanabi is a table, not a board: HTML into #table.
+function renderHanabi(box, v, aliases) {
+  box.replaceChildren();
+  const div = hanabiDiv;
+  drawFireworks(box, v);
   v.hands.forEach((hand, seat) => {
     const label = div("", `${aliases[seat] || "seat " + seat}${v.activeSeat === seat ? "  (to act)" : ""}`);
     label.className = "seat seat" + seat;

@@ -162,14 +162,8 @@ function drawGauntlet(svg, v, game) {
 }
 
 function drawHanabi(box, v) {
-  const div = (cls, text) => { const d = document.createElement("div"); if (cls) d.className = cls; if (text !== undefined) d.textContent = text; return d; };
-  const fw = div("hand");
-  for (const [colour, height] of Object.entries(v.fireworks)) {
-    const card = div("card-face", `${colour} ${height}`);
-    card.style.cssText = `background:${HANABI_COLOURS[colour]};color:#fff;padding:4px 8px;border-radius:4px`;
-    fw.append(card);
-  }
-  box.append(div("muted", "fireworks"), fw);
+  const div = hanabiDiv;
+  drawFireworks(box, v);
   v.hands.forEach((hand, seat) => {
     const mine = seat === v.you;
     const label = div(`seat seat${seat}`, mine ? `seat ${seat} (you): what you know of your cards` : `seat ${seat}${v.activeSeat === seat ? " (to act)" : ""}`);

@@ -257,6 +257,14 @@ def _cmd_league_run(args: argparse.Namespace) -> int:
         if args.patience <= 0:
             raise ConfigError("--patience must be greater than 0 seconds", "infra_patience")
         config = replace(config, infra_patience=args.patience)
+    if args.batch:
+        config = replace(config, mode="batch")
+    if args.cancel:
+        from .league.batch import cancel_batches
+
+        canceled = cancel_batches(config, console)
+        console.print(f"{canceled} batches of league {escape(config.name)} canceled")
+        return 0
     return _run_league(
         config,
         backend=args.backend,
@@ -711,6 +719,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds a call may wait out API failures before its episode is void "
         "(default: the league's infra_patience, else 300)",
+    )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="Claude episodes in rounds through the Message Batches API, at half price",
+    )
+    p.add_argument(
+        "--cancel",
+        action="store_true",
+        help="cancel the batches an earlier run left in flight (recording what they "
+        "answered) and stop",
     )
     p.set_defaults(run=_cmd_league_run)
     p = lsub.add_parser("plan", help="estimate a league's Claude calls, tokens and cost")

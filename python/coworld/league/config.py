@@ -12,6 +12,8 @@ concurrency = 4         # Claude episodes in flight at once
 threads = 2             # batch-simulator threads (default: every core)
 replays = 1             # per scripted pairing, also write this many replays
 out = "runs/nightly"    # database, replays, standings (relative to this file)
+mode = "realtime"       # or "batch": Claude episodes in rounds through the Message Batches
+                        #   API at half price (docs/batch-mode.md)
 schedule = "round-robin" # or "adaptive": `episodes` seed pairs per pairing first, then
 confidence = 0.95       #   more where neighbours' intervals overlap, until each game's
                         #   order is right with this confidence (adaptive.py) or a budget
@@ -72,7 +74,9 @@ TOP_LEVEL = {
     "void_retries",
     "schedule",
     "confidence",
+    "mode",
 }
+MODES = ("realtime", "batch")
 SCHEDULES = ("round-robin", "adaptive")
 
 
@@ -101,6 +105,8 @@ class LeagueConfig:
     schedule: str = "round-robin"
     confidence: float = 0.95
     max_episodes: int | None = None
+    #: "batch": Claude episodes advance in rounds through the Message Batches API.
+    mode: str = "realtime"
 
     @property
     def database(self) -> Path:
@@ -192,13 +198,18 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         {"play_budget_seconds", "llm_timeout_seconds", "worst_ply_seconds", "pace_seconds"},
     )
     out = Path(_get(raw, "out", str) or f"runs/{name}")
+    mode = _get(raw, "mode", str) or "realtime"
+    if mode not in MODES:
+        raise ConfigError(f"`mode` must be one of {', '.join(MODES)}, not {mode!r}", "mode")
+    # a batch round holds every episode in flight: far more than realtime calls
+    most = 100_000 if mode == "batch" else 1024
     return LeagueConfig(
         name=name,
         games=games,
         policies=policies,
         episodes=episodes,
         seed=_int(raw, "seed", -(2**63), 2**63 - 1) if "seed" in raw else 1,
-        concurrency=_int(raw, "concurrency", 1, 1024) if "concurrency" in raw else 4,
+        concurrency=_int(raw, "concurrency", 1, most) if "concurrency" in raw else 4,
         threads=_int(raw, "threads", 1, 1024) if "threads" in raw else None,
         replays=_int(raw, "replays", 0, 1000) if "replays" in raw else 1,
         out=out if out.is_absolute() else base_dir / out,
@@ -220,6 +231,7 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         max_episodes=_int(budget, "max_episodes", 1, 10**12, prefix="budget.")
         if "max_episodes" in budget
         else None,
+        mode=mode,
     )
 
 

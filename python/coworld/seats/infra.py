@@ -71,7 +71,7 @@ RETRYABLE_STATUS = {408, 409, 429}
 
 def retryable_cause(cause: str) -> bool:
     """Whether an infrastructure cause (`classify`) may pass if one waits."""
-    if cause == "connection":
+    if cause == "connection" or cause.startswith("batch-"):  # a batch request's expiry, ...
         return True
     status = cause.removeprefix("http-")
     return status.isdigit() and (int(status) in RETRYABLE_STATUS or int(status) >= 500)

@@ -1,0 +1,123 @@
+"""Batch mode against a local Message Batches server (the real `anthropic` client
+pointed at it): the same standings as realtime, nothing paid twice across a
+kill -9, errored and expired requests never moves, the budget cap holds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from coworld.league import LeagueDB, LeagueRun, parse_league
+from coworld.replay import recheck
+from coworld.seats.claude import Usage
+from coworld.seats.infra import InfraPolicy
+
+from .mock_anthropic import MockAnthropic, user_text
+from .mock_batches import MockBatches
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = InfraPolicy(patience_seconds=20.0, base_delay=0.01, max_delay=0.2)
+
+
+def by_content(body: dict, n: int) -> tuple:
+    """A deterministic model: a legal move chosen by the prompt's hash (whatever
+    the order requests arrive in), sometimes an unusable reply (a retry)."""
+    text = re.sub(r"cog-[0-9a-f]{4}", "", user_text(body))  # aliases: each run's own
+    h = int(hashlib.sha256(text.encode()).hexdigest(), 16)
+    legal = text.split("Legal moves", 1)[-1].split("\n", 1)[0]
+    moves = [m for m in legal.replace(":", " ").replace(",", " ").split() if m.isalpha()]
+    if h % 7 == 0 and "could not be used" not in text:
+        return ("text", "I pass")
+    return ("text", json.dumps({"move": moves[h % len(moves)] if moves else "d"}))
+
+
+def billed(body: dict, n: int, text: str) -> dict:
+    """Usage from the request alone (the same in both modes)."""
+    size = len(json.dumps(body.get("messages")))
+    return {
+        "input_tokens": size // 3,
+        "output_tokens": 5 + len(text) // 3,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 400,
+    }
+
+
+@pytest.fixture(autouse=True)
+def quick_rounds(monkeypatch):
+    import coworld.league.batch as batch
+
+    monkeypatch.setattr(batch, "POLL_SECONDS", (0.05, 0.2))
+    monkeypatch.setattr(batch, "GATHER_SECONDS", 0.05)
+
+
+def league(tmp_path: Path, **fields) -> object:
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "p.md").write_text(
+        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
+    )
+    raw = {
+        "name": "t",
+        "games": ["connect-four"],
+        "policies": ["p.md", "tactician"],
+        "episodes": 6,
+        "seed": 4,
+        "replays": 0,
+        "concurrency": 64,
+        "out": str(tmp_path / "out"),
+        **fields,
+    }
+    return parse_league(raw, base_dir=tmp_path)
+
+
+def played_usage(config) -> Usage:
+    """What the league's episodes spent (the start-up check is a realtime call in
+    both modes)."""
+    db = LeagueDB(config.database)
+    try:
+        r = db.conn.execute(
+            "SELECT SUM(input_tokens + output_tokens + cache_write_tokens + cache_read_tokens),"
+            " SUM(cost_usd) FROM calls WHERE pairing != 'preflight'"
+        ).fetchone()
+        return Usage(input_tokens=r[0], cost_usd=r[1])
+    finally:
+        db.close()
+
+
+def standings(config) -> dict:
+    db = LeagueDB(config.database)
+    try:
+        rows = db.runner_rows("t")
+        return {(r.pairing, r.idx): (r.score, r.plies, r.ending) for r in rows}
+    finally:
+        db.close()
+
+
+def test_batch_mode_plays_the_same_league_as_realtime_at_half_the_price(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    real = league(tmp_path / "r")
+    with MockAnthropic(by_content, usage=billed) as mock:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+        LeagueRun(real, progress=False, infra=FAST).run()
+    batched = league(tmp_path / "b", mode="batch")
+    with MockBatches(by_content, delay=0.1, usage=billed) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        report = LeagueRun(batched, progress=False, infra=FAST).run()
+    assert report.episodes == 12 and not report.missing
+    assert standings(batched) == standings(real)
+    # every decision went through a batch, many episodes to a round
+    assert server.received and len(server.requests) == 1  # the start-up check only
+    assert max(server.sizes) >= 12 and len(server.sizes) < len(server.received)
+    played_r, played_b = played_usage(real), played_usage(batched)
+    assert played_b.tokens == played_r.tokens  # the same tokens, at half the price
+    assert played_b.cost_usd == pytest.approx(played_r.cost_usd / 2, abs=1e-9)
+    # an ordinary replay, which says how it was played, and rechecks
+    replays = [p for p in (batched.out / "replays").rglob("*.jsonl") if ".calls" not in p.name]
+    assert len(replays) == 12
+    for replay in replays:
+        header = json.loads(replay.read_text().splitlines()[0])
+        assert header["mode"] == "batch"
+        recheck(replay)

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -121,3 +127,91 @@ def test_batch_mode_plays_the_same_league_as_realtime_at_half_the_price(tmp_path
         header = json.loads(replay.read_text().splitlines()[0])
         assert header["mode"] == "batch"
         recheck(replay)
+
+
+def league_file(tmp_path: Path, **fields) -> Path:
+    league(tmp_path)  # the policy file
+    lines = [
+        'name = "t"',
+        'games = ["connect-four"]',
+        'policies = ["p.md", "tactician"]',
+        'mode = "batch"',
+        "seed = 4",
+        "replays = 0",
+        "concurrency = 64",
+        'out = "out"',
+    ] + [f"{k} = {json.dumps(v)}" for k, v in {"episodes": 6, **fields}.items()]
+    path = tmp_path / "league.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_cli(path: Path, url: str, *extra: str) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "python"),
+        "ANTHROPIC_API_KEY": "sk-test",
+        "ANTHROPIC_BASE_URL": url,
+        "COWORLD_BATCH_POLL": "0.05",
+        "COWORLD_BATCH_GATHER": "0.05",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "coworld.cli", "league", "run", str(path), *extra],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def rows(db_path: Path, sql: str) -> list[tuple]:
+    if not db_path.exists():
+        return []
+    conn = sqlite3.connect(db_path)
+    try:
+        return conn.execute(sql).fetchall()
+    except sqlite3.OperationalError:  # not created yet
+        return []
+    finally:
+        conn.close()
+
+
+def test_kill_9_during_a_batch_then_a_rerun_pays_for_nothing_twice(tmp_path):
+    path = league_file(tmp_path)
+    db = tmp_path / "out" / "league.db"
+    with MockBatches(by_content, delay=0.6, usage=billed) as server:
+        driver = run_cli(path, server.base_url)
+        deadline = time.monotonic() + 120
+        # kill while a round is in flight, once an episode is stored
+        while not rows(db, "SELECT 1 FROM episodes") or not rows(
+            db, "SELECT 1 FROM batch_rounds WHERE state='submitted'"
+        ):
+            assert driver.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait()
+        in_flight = {
+            b for (b,) in rows(db, "SELECT batch_id FROM batch_rounds WHERE state='submitted'")
+        }
+        done_before = set(rows(db, "SELECT pairing, idx, score, plies FROM episodes"))
+        sent_before = len(server.received)
+        assert in_flight and sent_before
+        rerun = run_cli(path, server.base_url)
+        out, _ = rerun.communicate(timeout=300)
+        assert rerun.returncode == 0, out
+        received = list(server.received)
+    # no request twice: by custom_id, and by episode and content
+    ids = [cid for cid, _ in received]
+    assert len(ids) == len(set(ids))
+    contents = {(cid.split("-")[0], json.dumps(p, sort_keys=True)) for cid, p in received}
+    assert len(contents) == len(received)
+    # the batch in flight at the kill was collected by the rerun, not submitted again
+    collected = rows(db, "SELECT batch_id FROM batch_rounds WHERE state='collected'")
+    assert in_flight <= {b for (b,) in collected}
+    assert not rows(db, "SELECT 1 FROM batch_rounds WHERE state='submitted'")
+    assert not rows(db, "SELECT 1 FROM batch_requests WHERE outcome IS NULL")
+    # no completed episode lost, none missing; each answered request billed once
+    done = set(rows(db, "SELECT pairing, idx, score, plies FROM episodes"))
+    assert done_before <= done and len(done) == 12
+    billed_calls = rows(db, "SELECT SUM(calls) FROM calls WHERE pairing != 'preflight'")[0][0]
+    assert billed_calls == len(received) > sent_before

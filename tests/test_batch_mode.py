@@ -138,9 +138,8 @@ def league_file(tmp_path: Path, **fields) -> Path:
         'mode = "batch"',
         "seed = 4",
         "replays = 0",
-        "concurrency = 64",
         'out = "out"',
-    ] + [f"{k} = {json.dumps(v)}" for k, v in {"episodes": 6, **fields}.items()]
+    ] + [f"{k} = {json.dumps(v)}" for k, v in {"episodes": 6, "concurrency": 64, **fields}.items()]
     path = tmp_path / "league.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -177,7 +176,7 @@ def rows(db_path: Path, sql: str) -> list[tuple]:
 
 
 def test_kill_9_during_a_batch_then_a_rerun_pays_for_nothing_twice(tmp_path):
-    path = league_file(tmp_path)
+    path = league_file(tmp_path, concurrency=4)  # three waves: some done at the kill
     db = tmp_path / "out" / "league.db"
     with MockBatches(by_content, delay=0.6, usage=billed) as server:
         driver = run_cli(path, server.base_url)
@@ -189,7 +188,7 @@ def test_kill_9_during_a_batch_then_a_rerun_pays_for_nothing_twice(tmp_path):
             assert driver.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
         os.kill(driver.pid, signal.SIGKILL)
-        driver.wait()
+        driver.communicate()
         in_flight = {
             b for (b,) in rows(db, "SELECT batch_id FROM batch_rounds WHERE state='submitted'")
         }

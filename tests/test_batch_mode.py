@@ -214,3 +214,121 @@ def test_kill_9_during_a_batch_then_a_rerun_pays_for_nothing_twice(tmp_path):
     assert done_before <= done and len(done) == 12
     billed_calls = rows(db, "SELECT SUM(calls) FROM calls WHERE pairing != 'preflight'")[0][0]
     assert billed_calls == len(received) > sent_before
+
+
+def flaky(cid: str, params: dict, n: int) -> tuple | None:
+    """First attempts fail now and then: errored (overloaded, or an API error) or expired."""
+    tag, call, attempt = cid.split("-")
+    h = int(hashlib.sha256(f"{tag}{call}".encode()).hexdigest(), 16)
+    if attempt != "0" or h % 4:
+        return None
+    return [("errored", "overloaded_error"), ("errored", "api_error"), ("expired",)][h % 3]
+
+
+def test_errored_and_expired_requests_are_never_moves_and_go_into_a_later_round(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    real = league(tmp_path / "r")
+    with MockAnthropic(by_content, usage=billed) as mock:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+        LeagueRun(real, progress=False, infra=FAST).run()
+    batched = league(tmp_path / "b", mode="batch")
+    with MockBatches(by_content, delay=0.05, outcome=flaky, usage=billed) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        report = LeagueRun(batched, progress=False, infra=FAST).run()
+    assert report.episodes == 12 and not report.voided
+    # the same games as realtime: no failed request became a move or a fallback
+    assert standings(batched) == standings(real)
+    failed = [(cid, p) for cid, p in server.received if flaky(cid, p, 0)]
+    assert failed
+    sent = {cid: p for cid, p in server.received}
+    for cid, params in failed:  # each asked again, unchanged, in a later round
+        tag, call, _ = cid.split("-")
+        assert sent[f"{tag}-{call}-1"] == params
+    db = LeagueDB(batched.database)
+    try:
+        assert all(r.decisions and "fallback" not in str(r.decisions) for r in db.runner_rows("t"))
+        outcomes = dict(db.conn.execute("SELECT outcome, COUNT(*) FROM batch_requests GROUP BY 1"))
+    finally:
+        db.close()
+    assert outcomes["expired"] and outcomes["errored:overloaded_error"]
+
+
+@pytest.mark.parametrize(
+    ("error", "cause", "stops"),
+    [("overloaded_error", "http-529", False), ("invalid_request_error", "http-400", True)],
+)
+def test_a_request_that_keeps_failing_voids_its_episode_with_the_cause(
+    tmp_path, monkeypatch, error, cause, stops
+):
+    """Past the patience (at once for an error no retry fixes) the episode is void,
+    never scored; a refusal stops the league."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    config = league(tmp_path, mode="batch", episodes=1, void_retries=0)
+    always = lambda cid, p, n: ("errored", error)  # noqa: E731
+    patience = InfraPolicy(patience_seconds=0.3, base_delay=0.01, max_delay=0.05)
+    with MockBatches(by_content, delay=0.05, outcome=always) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        report = LeagueRun(config, progress=False, infra=patience).run()
+    assert report.episodes == 0 and report.missing == 2
+    db = LeagueDB(config.database)
+    try:
+        causes = {v.cause for v in db.voids("t")}
+    finally:
+        db.close()
+    assert causes == {cause}
+    assert (report.stopped is not None) == stops
+    tries = {cid.rsplit("-", 1)[1] for cid, _ in server.received}
+    assert (tries == {"0"}) == stops  # a refusal is not sent again
+
+
+def test_the_budget_cap_holds_in_batch_mode(tmp_path, monkeypatch):
+    """Each round reserves its worst case and shrinks to what is left: the spend
+    never passes the cap, though every request is billed at its max_tokens."""
+    from .mock_anthropic import billed_at_worst
+
+    cap = 0.08
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    config = league(tmp_path, mode="batch", episodes=20, budget={"max_cost_usd": cap})
+    with MockBatches(by_content, delay=0.05, usage=billed_at_worst) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        report = LeagueRun(config, progress=False, infra=FAST).run()
+    db = LeagueDB(config.database)
+    try:
+        spent = db.spent("t")
+    finally:
+        db.close()
+    assert report.budget_stopped and report.missing > 0
+    assert 0.5 * cap < spent.cost_usd <= cap
+    assert spent.calls == len(server.received) + len(server.requests)
+    assert max(server.sizes) > 1
+
+
+def test_a_round_shrinks_to_what_the_budget_has_left(tmp_path):
+    """The queue's head that fits is submitted; the rest waits for a later round;
+    when nothing fits, the waiting episodes are cut by the budget."""
+    import asyncio
+
+    from coworld.league.batch_store import BatchStore
+    from coworld.seats.batch_client import BatchClient, Request, batch_price
+    from coworld.seats.budget import BudgetExhausted, Ledger
+    from coworld.seats.claude import Usage, price_of
+
+    async def scenario() -> None:
+        store = BatchStore(tmp_path / "l.db", "t")
+        ledger = Ledger(max_cost_usd=0.25)
+        client = BatchClient(store, ledger=ledger)
+        loop = asyncio.get_running_loop()
+        price = batch_price(price_of("claude-haiku-4-5"))
+        worst = Usage(input_tokens=10, cost_usd=0.1, calls=1)
+        asked = [Request("e", i, 0, {}, price, worst, 0.0, loop.create_future()) for i in range(4)]
+        client.queue = list(asked)
+        assert [r.call for r in client._take_round()] == [0, 1]  # 0.2 of 0.25
+        assert client.queue == asked[2:]
+        assert client._take_round() == [] and client.queue == []
+        for r in asked[2:]:
+            assert isinstance(r.future.exception(), BudgetExhausted)
+        store.close()
+
+    asyncio.run(scenario())

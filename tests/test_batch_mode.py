@@ -332,3 +332,18 @@ def test_a_round_shrinks_to_what_the_budget_has_left(tmp_path):
         store.close()
 
     asyncio.run(scenario())
+
+
+def test_league_plan_shows_the_batch_cost_beside_the_realtime_cost(tmp_path, capsys):
+    from coworld.cli import main as cli
+    from coworld.league.plan import plan
+
+    path = league_file(tmp_path)
+    config = league(tmp_path)
+    rows = plan(config)
+    assert rows and all(r.batch_cost_usd == pytest.approx(r.cost_usd / 2) for r in rows)
+    assert cli(["league", "plan", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    realtime = sum(r.cost_usd for r in rows)
+    batch = sum(r.batch_cost_usd for r in rows)
+    assert f"${realtime:,.2f} realtime or ${batch:,.2f} in batch mode" in out

@@ -284,7 +284,15 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
         console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
         return 0
     t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
-    for col in ("pairing", "episodes", "calls", "calls (max)", "tokens (max)", "cost $ (max)"):
+    for col in (
+        "pairing",
+        "episodes",
+        "calls",
+        "calls (max)",
+        "tokens (max)",
+        "cost $ (max)",
+        "batch $ (max)",
+    ):
         t.add_column(col, justify="left" if col == "pairing" else "right")
     for r in rows:
         t.add_row(
@@ -294,15 +302,17 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
             f"{r.calls_max:,}",
             f"{r.input_tokens_max + r.output_tokens_max:,.0f}",
             f"{r.cost_usd:,.2f}",
+            f"{r.batch_cost_usd:,.2f}",
         )
     console.print(t)
     calls = sum(r.calls for r in rows)
     calls_max = sum(r.calls_max for r in rows)
     tokens = sum(r.input_tokens_max + r.output_tokens_max for r in rows)
     cost = sum(r.cost_usd for r in rows)
+    batch = sum(r.batch_cost_usd for r in rows)
     console.print(
         f"total: about {calls:,.0f} calls; up to {calls_max:,} calls, {tokens:,.0f} tokens, "
-        f"${cost:,.2f} ({METHOD}). The budget reserves up to "
+        f"${cost:,.2f} realtime or ${batch:,.2f} in batch mode ({METHOD}). The budget reserves up to "
         f"{max(r.reserve_per_call for r in rows):,} tokens per call in flight.",
         soft_wrap=False,
     )

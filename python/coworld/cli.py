@@ -312,8 +312,9 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
     batch = sum(r.batch_cost_usd for r in rows)
     console.print(
         f"total: about {calls:,.0f} calls; up to {calls_max:,} calls, {tokens:,.0f} tokens, "
-        f"${cost:,.2f} realtime or ${batch:,.2f} in batch mode ({METHOD}). The budget reserves up to "
-        f"{max(r.reserve_per_call for r in rows):,} tokens per call in flight.",
+        f"${cost:,.2f} realtime or ${batch:,.2f} in batch mode ({METHOD}). "
+        f"The budget reserves up to {max(r.reserve_per_call for r in rows):,} tokens "
+        "per call in flight.",
         soft_wrap=False,
     )
     return 0

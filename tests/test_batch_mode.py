@@ -347,3 +347,35 @@ def test_league_plan_shows_the_batch_cost_beside_the_realtime_cost(tmp_path, cap
     realtime = sum(r.cost_usd for r in rows)
     batch = sum(r.batch_cost_usd for r in rows)
     assert f"${realtime:,.2f} realtime or ${batch:,.2f} in batch mode" in out
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_stops_submitting_and_a_second_cancels_the_batch_in_flight(tmp_path, presses):
+    """One Ctrl-C: the batch in flight is read, no round follows. Two: the batch in
+    flight is canceled and what it held is recorded. Either way a rerun finishes the
+    league without sending any custom_id twice."""
+    path = league_file(tmp_path)
+    db = tmp_path / "out" / "league.db"
+    with MockBatches(by_content, delay=1.5, usage=billed) as server:
+        driver = run_cli(path, server.base_url)
+        deadline = time.monotonic() + 120
+        while not rows(db, "SELECT 1 FROM batch_rounds WHERE round >= 2"):
+            assert driver.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        for _ in range(presses):
+            time.sleep(0.3)
+            driver.send_signal(signal.SIGINT)
+        out, _ = driver.communicate(timeout=120)
+        assert driver.returncode == 130, out
+        assert "batch round 2" in out
+        last = rows(db, "SELECT MAX(round) FROM batch_rounds")[0][0]
+        assert last == 2  # no round after the Ctrl-C
+        assert not rows(db, "SELECT 1 FROM batch_rounds WHERE state='submitted'")
+        canceled = rows(db, "SELECT COUNT(*) FROM batch_requests WHERE outcome='canceled'")[0][0]
+        assert (canceled > 0) == (presses == 2)
+        rerun = run_cli(path, server.base_url)
+        out, _ = rerun.communicate(timeout=300)
+        assert rerun.returncode == 0, out
+        ids = [cid for cid, _ in server.received]
+    assert len(ids) == len(set(ids))
+    assert len(rows(db, "SELECT 1 FROM episodes")) == 12

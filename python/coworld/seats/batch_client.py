@@ -260,11 +260,7 @@ class BatchClient:
         await self._collect_unread()
         while True:
             await self._gather()
-            if self.stopping() or self.cancelling:
-                self._drop_queue()
-                continue
-            if self.queue:
-                await self._play_round()
+            await self._play_round()
 
     def _reserve_unread(self) -> None:
         """Requests of batches an earlier run submitted and did not read: their
@@ -286,15 +282,17 @@ class BatchClient:
 
     async def _gather(self) -> None:
         """Return when every open episode waits for a call (and stayed so for the
-        gather time, so that episodes starting now join this round), or on a stop."""
+        gather time, so that episodes starting now join this round); never after
+        a stop (Ctrl-C): each ask is then dropped as it comes."""
         assert self._wake is not None
         while True:
-            if self.stopping() or self.cancelling:
-                return
-            if self.queue and len(self.queue) + len(self.waiting) >= self.active:
+            if self.stopping() or self.cancelling:  # no further round
+                self._drop_queue()
+            elif self.queue and len(self.queue) + len(self.waiting) >= self.active:
                 n = len(self.queue)
                 await asyncio.sleep(self.gather_seconds)
-                if len(self.queue) == n and n + len(self.waiting) >= self.active:
+                settled = len(self.queue) == n and n + len(self.waiting) >= self.active
+                if settled and not (self.stopping() or self.cancelling):
                     return
                 continue
             self._wake.clear()

@@ -257,10 +257,16 @@ class BatchClient:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
-        await self._collect_unread()
-        while True:
-            await self._gather()
-            await self._play_round()
+        try:
+            await self._collect_unread()
+            while True:
+                await self._gather()
+                await self._play_round()
+        except Exception as err:  # no episode may wait for a loop that ended
+            failure = InfraFailure("batch-error", f"{type(err).__name__}: {err}")
+            self._fail([*self.queue, *self.waiting.values()], failure)
+            self.queue.clear()
+            self.waiting.clear()  # the next ask starts the loop again
 
     def _reserve_unread(self) -> None:
         """Requests of batches an earlier run submitted and did not read: their
@@ -385,7 +391,9 @@ class BatchClient:
             self.spent += usage.cost_usd
 
     async def _await_batch(self, batch_id: str, status: RoundStatus) -> None:
-        """Poll until the batch ends (canceling it on `cancel`), then read its results."""
+        """Poll until the batch ends (canceling it on `cancel`), then read its
+        results. Failures to reach the API are waited out with backoff; past the
+        patience the batch's episodes are void and it stays stored for a rerun."""
         import anthropic
 
         delay, longest = self.poll_seconds
@@ -397,24 +405,28 @@ class BatchClient:
                     await self._sdk.messages.batches.cancel(batch_id)
                     canceled = True
                 batch = await self._sdk.messages.batches.retrieve(batch_id)
+                if batch.processing_status == "ended":
+                    self._show(status, batch.request_counts.to_dict())
+                    await self._read_results(batch_id)
+                    return
                 failing_since = None
-            except anthropic.APIError as err:
+            except anthropic.AnthropicError as err:
                 failing_since = failing_since or time.monotonic()
                 if time.monotonic() - failing_since > self.infra.patience_seconds:
-                    cause = (classify(err) or ("timeout", True))[0]
-                    self._fail_batch(batch_id, InfraFailure(cause, "batch status unavailable"))
+                    cause = (classify(err) or ("batch-unread", True))[0]
+                    self._fail_batch(batch_id, InfraFailure(cause, "batch unavailable"))
                     return
-                await asyncio.sleep(delay)
+                await asyncio.sleep(self.infra.backoff(0, retry_after(err)))
                 continue
-            status.counts = batch.request_counts.to_dict()
-            status.finished, status.spent = self.finished, self.spent
-            if self.on_status is not None:
-                self.on_status(status)
-            if batch.processing_status == "ended":
-                break
+            self._show(status, batch.request_counts.to_dict())
             await asyncio.sleep(delay)
             delay = min(longest, delay * 1.5)
-        await self._read_results(batch_id)
+
+    def _show(self, status: RoundStatus, counts: dict[str, int]) -> None:
+        status.counts = counts
+        status.finished, status.spent = self.finished, self.spent
+        if self.on_status is not None:
+            self.on_status(status)
 
     def _fail_batch(self, batch_id: str, err: InfraFailure) -> None:
         """The batch cannot be read now: its episodes are void; it stays stored as

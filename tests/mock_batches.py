@@ -6,6 +6,8 @@ on 127.0.0.1, answering with `mock_anthropic`'s scripted models.
   GET  /v1/messages/batches/{id}/results  the results as JSON Lines (once ended)
   POST /v1/messages/batches/{id}/cancel   ends the batch at once: every request canceled
 
+The first `refuse_creates` creates are answered 529 (overloaded).
+
 `outcome(custom_id, params, n)` may turn a request into ("errored", error_type) or
 ("expired",) instead of an answer. Every request a batch carried is recorded as
 (custom_id, params) in `received`; `created` counts the batches.
@@ -42,6 +44,9 @@ class MockBatches(MockAnthropic):
         self.batches: dict[str, dict[str, Any]] = {}
         self.created = 0
         self.sizes: list[int] = []
+        #: Creates answered 529 before the next is accepted (a batch not accepted).
+        self.refuse_creates = 0
+        self.canceled: list[str] = []
         self._batch_lock = threading.Lock()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -53,6 +58,11 @@ class MockBatches(MockAnthropic):
                 if self.path == "/v1/messages/batches":
                     length = int(self.headers.get("content-length", 0))
                     body = json.loads(self.rfile.read(length))
+                    if mock.refuse_creates > 0:
+                        mock.refuse_creates -= 1
+                        error = {"type": "overloaded_error", "message": "scripted 529"}
+                        self._send(529, {"type": "error", "error": error}, {"retry-after": "0"})
+                        return
                     self._send(200, mock._create(body["requests"]))
                     return
                 m = _BATCH.match(self.path)
@@ -131,6 +141,7 @@ class MockBatches(MockAnthropic):
 
     def _cancel(self, batch_id: str) -> dict[str, Any]:
         batch = self.batches[batch_id]
+        self.canceled.append(batch_id)
         if batch["ended"] is None:
             batch["ended"] = time.time()
             batch["results"] = [

@@ -379,3 +379,42 @@ def test_ctrl_c_stops_submitting_and_a_second_cancels_the_batch_in_flight(tmp_pa
         ids = [cid for cid, _ in server.received]
     assert len(ids) == len(set(ids))
     assert len(rows(db, "SELECT 1 FROM episodes")) == 12
+
+
+def test_a_batch_not_accepted_is_submitted_again_with_backoff(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    config = league(tmp_path, mode="batch", episodes=2)
+    with MockBatches(by_content, delay=0.05) as server:
+        server.refuse_creates = 3
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        report = LeagueRun(config, progress=False, infra=FAST).run()
+    assert report.episodes == 4 and not report.voided and server.refuse_creates == 0
+    ids = [cid for cid, _ in server.received]
+    assert len(ids) == len(set(ids))  # only accepted batches carried requests
+
+
+def test_cancel_after_a_kill_cancels_the_stored_batch_and_a_rerun_finishes(tmp_path):
+    path = league_file(tmp_path)
+    db = tmp_path / "out" / "league.db"
+    with MockBatches(by_content, delay=60, usage=billed) as server:
+        driver = run_cli(path, server.base_url)
+        deadline = time.monotonic() + 120
+        while not rows(db, "SELECT 1 FROM batch_rounds WHERE state='submitted'"):
+            assert driver.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.communicate()
+        (batch_id,) = rows(db, "SELECT batch_id FROM batch_rounds WHERE state='submitted'")[0]
+        cancel = run_cli(path, server.base_url, "--cancel")
+        out, _ = cancel.communicate(timeout=120)
+        assert cancel.returncode == 0 and "1 batches of league t canceled" in out, out
+        assert server.canceled == [batch_id]
+        assert not rows(db, "SELECT 1 FROM batch_requests WHERE outcome IS NULL")
+        assert rows(db, "SELECT COUNT(*) FROM batch_requests WHERE outcome='canceled'")[0][0]
+        server.delay = 0.05
+        rerun = run_cli(path, server.base_url)
+        out, _ = rerun.communicate(timeout=300)
+        assert rerun.returncode == 0, out
+        ids = [cid for cid, _ in server.received]
+    assert len(ids) == len(set(ids))
+    assert len(rows(db, "SELECT 1 FROM episodes")) == 12

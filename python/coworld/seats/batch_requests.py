@@ -97,7 +97,7 @@ class RoundStatus:
         return (
             f"batch round {self.number}: {self.requests} requests, submitted {self.submitted}"
             f" UTC; {counts or 'submitting'}; {self.finished} episodes finished; "
-            f"spent ${self.spent:.4f}"
+            f"spent ${self.spent:.4f} this run"
         )
 
 

@@ -418,3 +418,65 @@ def test_cancel_after_a_kill_cancels_the_stored_batch_and_a_rerun_finishes(tmp_p
         ids = [cid for cid, _ in server.received]
     assert len(ids) == len(set(ids))
     assert len(rows(db, "SELECT 1 FROM episodes")) == 12
+
+
+def test_an_adaptive_league_in_batch_mode_plays_as_in_realtime(tmp_path, monkeypatch):
+    """An adaptive schedule's decisions read the results: the same episodes and
+    results as realtime."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    fields = {
+        "policies": ["p.md", "tactician", "random"],
+        "episodes": 2,
+        "schedule": "adaptive",
+        "budget": {"max_episodes": 40},
+    }
+    real = league(tmp_path / "r", **fields)
+    with MockAnthropic(by_content, usage=billed) as mock:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+        LeagueRun(real, progress=False, infra=FAST).run()
+    batched = league(tmp_path / "b", mode="batch", **fields)
+    with MockBatches(by_content, delay=0.05, usage=billed) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        LeagueRun(batched, progress=False, infra=FAST).run()
+    assert standings(batched) == standings(real)
+    counts = []
+    for config in (real, batched):
+        db = LeagueDB(config.database)
+        try:
+            counts.append(db.count("t"))
+        finally:
+            db.close()
+    assert counts[0] == counts[1] >= 12
+    assert server.received
+
+
+def test_the_collector_runs_again_after_it_was_stopped(tmp_path, monkeypatch):
+    """A gate or an adaptive schedule plays several passes: each ends the round
+    loop (and its client), and the next pass's asks start it again."""
+    import asyncio
+
+    from coworld.league.batch_store import BatchStore
+    from coworld.seats.batch_client import BatchClient
+    from coworld.seats.policy import load_policy
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    league(tmp_path)
+    policy = load_policy(str(tmp_path / "p.md"))
+    messages = [{"role": "user", "content": "Legal moves: a, b"}]
+
+    async def two_passes() -> list[str]:
+        store = BatchStore(tmp_path / "l.db", "t")
+        client = BatchClient(store, gather_seconds=0.01, poll_seconds=(0.02, 0.05))
+        texts = []
+        for idx in range(2):
+            calls = client.open("pair", idx, "00" * 16)
+            texts.append((await calls.ask(policy, "rules", messages)).text)
+            await calls.close()
+            await client.stop()
+        store.close()
+        return texts
+
+    with MockBatches(by_content, delay=0.01) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        texts = asyncio.run(two_passes())
+    assert len(texts) == 2 and server.created == 2

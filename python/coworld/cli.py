@@ -328,6 +328,14 @@ def _cmd_league_run(args: argparse.Namespace) -> int:
         if args.patience <= 0:
             raise ConfigError("--patience must be greater than 0 seconds", "infra_patience")
         config = replace(config, infra_patience=args.patience)
+    if args.batch:
+        config = replace(config, mode="batch")
+    if args.cancel:
+        from .league.batch import cancel_batches
+
+        canceled = cancel_batches(config, console)
+        console.print(f"{canceled} batches of league {escape(config.name)} canceled")
+        return 0
     return _run_league(
         config,
         backend=args.backend,
@@ -347,7 +355,7 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
         console.print(f"league {escape(config.name)} has no Claude seats: it costs nothing")
         return 0
     t = Table(title=f"league {escape(config.name)}: estimated Claude calls and cost")
-    for col in ("pairing", "episodes", "calls", "calls max", "tokens max", "max $"):
+    for col in ("pairing", "episodes", "calls", "calls max", "tokens max", "max $", "batch $"):
         t.add_column(col, justify="left" if col == "pairing" else "right")
     for r in rows:
         t.add_row(
@@ -357,16 +365,19 @@ def _cmd_league_plan(args: argparse.Namespace) -> int:
             f"{r.calls_max:,}",
             f"{r.input_tokens_max + r.output_tokens_max:,.0f}",
             f"{r.cost_usd:,.2f}",
+            f"{r.batch_cost_usd:,.2f}",
         )
     console.print(t)
     calls = sum(r.calls for r in rows)
     calls_max = sum(r.calls_max for r in rows)
     tokens = sum(r.input_tokens_max + r.output_tokens_max for r in rows)
     cost = sum(r.cost_usd for r in rows)
+    batch = sum(r.batch_cost_usd for r in rows)
     console.print(
         f"total: about {calls:,.0f} calls; up to {calls_max:,} calls, {tokens:,.0f} tokens, "
-        f"${cost:,.2f} ({METHOD}). The budget reserves up to "
-        f"{max(r.reserve_per_call for r in rows):,} tokens per call in flight.",
+        f"${cost:,.2f} realtime or ${batch:,.2f} in batch mode ({METHOD}). "
+        f"The budget reserves up to {max(r.reserve_per_call for r in rows):,} tokens "
+        "per call in flight.",
         soft_wrap=False,
     )
     return 0
@@ -860,6 +871,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds a call may wait out API failures before its episode is void "
         "(default: the league's infra_patience, else 300)",
+    )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="Claude episodes in rounds through the Message Batches API, at half price",
+    )
+    p.add_argument(
+        "--cancel",
+        action="store_true",
+        help="cancel the batches an earlier run left in flight (recording what they "
+        "answered) and stop",
     )
     p.set_defaults(run=_cmd_league_run)
     p = lsub.add_parser("plan", help="estimate a league's Claude calls, tokens and cost")

@@ -260,6 +260,8 @@ class Episode:
             "aliasToPolicy": {self.aliases[s]: p.name for s, p in enumerate(self.policies)},
             "policyDigests": {p.name: p.digest for p in self.policies},
             "entropy": self.entropy,
+            # batch: no per-call timeout, no wall-clock deadline (rounds may take hours)
+            **({"mode": "batch"} if getattr(self.client, "mode", None) == "batch" else {}),
             "view": self.reducer.view(self.state),
             "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }

@@ -14,6 +14,8 @@ replays = 1             # per pairing without a Claude seat, write this many rep
 openings = 0            # each seed pair opens with this many random legal plies, or
                         #   "default": each game's own (coworld.catalog(); 0 for Hanabi)
 out = "runs/nightly"    # database, replays, standings (relative to this file)
+mode = "realtime"       # or "batch": Claude episodes in rounds through the Message Batches
+                        #   API at half price (docs/batch-mode.md)
 schedule = "round-robin" # or "adaptive": `episodes` seed pairs per pairing first, then
 confidence = 0.95       #   more where neighbours' intervals overlap, until each game's
                         #   order is right with this confidence (adaptive.py) or a budget
@@ -79,7 +81,9 @@ TOP_LEVEL = {
     "schedule",
     "confidence",
     "openings",
+    "mode",
 }
+MODES = ("realtime", "batch")
 SCHEDULES = ("round-robin", "adaptive")
 
 
@@ -111,6 +115,8 @@ class LeagueConfig:
     #: Random legal plies every episode opens with, drawn from its seed alone (so
     #: both seat orders of a seed open alike); None: each game's catalogue default.
     openings: int | None = 0
+    #: "batch": Claude episodes advance in rounds through the Message Batches API.
+    mode: str = "realtime"
 
     @property
     def database(self) -> Path:
@@ -212,13 +218,18 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         {"play_budget_seconds", "llm_timeout_seconds", "worst_ply_seconds", "pace_seconds"},
     )
     out = Path(_get(raw, "out", str) or f"runs/{name}")
+    mode = _get(raw, "mode", str) or "realtime"
+    if mode not in MODES:
+        raise ConfigError(f"`mode` must be one of {', '.join(MODES)}, not {mode!r}", "mode")
+    # a batch round holds every episode in flight: far more than realtime calls
+    most = 100_000 if mode == "batch" else 1024
     return LeagueConfig(
         name=name,
         games=games,
         policies=policies,
         episodes=episodes,
         seed=_int(raw, "seed", -(2**63), 2**63 - 1) if "seed" in raw else 1,
-        concurrency=_int(raw, "concurrency", 1, 1024) if "concurrency" in raw else 4,
+        concurrency=_int(raw, "concurrency", 1, most) if "concurrency" in raw else 4,
         threads=_int(raw, "threads", 1, 1024) if "threads" in raw else None,
         replays=_int(raw, "replays", 0, 1000) if "replays" in raw else 1,
         openings=_openings(raw),
@@ -241,6 +252,7 @@ def parse_league(raw: dict[str, Any], base_dir: Path = Path(".")) -> LeagueConfi
         max_episodes=_int(budget, "max_episodes", 1, 10**12, prefix="budget.")
         if "max_episodes" in budget
         else None,
+        mode=mode,
     )
 
 

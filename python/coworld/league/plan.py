@@ -26,6 +26,7 @@ import numpy as np
 
 from ..episode import Episode
 from ..games import catalog
+from ..seats.batch_client import batch_price
 from ..seats.budget import BYTES_PER_TOKEN as BOUND_BYTES_PER_TOKEN
 from ..seats.budget import worst_case
 from ..seats.claude import Usage, price_of
@@ -59,6 +60,8 @@ class PlanRow:
     reserve_per_call: int  # the budget's reservation for one call, in tokens
     calls_max: int = 0  # every decision the ply cap allows
     input_tokens_max: float = 0.0  # the longest prompt at 2 bytes a token, every call
+    #: The upper bound at the Message Batches rate (batch mode): half of each price.
+    batch_cost_usd: float = 0.0
 
 
 def plan(config: LeagueConfig) -> list[PlanRow]:
@@ -86,7 +89,7 @@ def _estimate(config: LeagueConfig, p: Pairing, seats: list[Policy], claude: lis
     calls = float(np.mean(pilot.plies)) * len(claude) / len(seats) * p.episodes  # turns alternate
     seat_calls_max = decisions_max(p.game, len(seats)) * p.episodes
     longest = _longest_prompts(config, p, seats, claude)
-    input_tokens = input_max = output_max = cost = 0.0
+    input_tokens = input_max = output_max = cost = batch_cost = 0.0
     reserve = 0
     for i in claude:
         policy = seats[i]
@@ -99,9 +102,9 @@ def _estimate(config: LeagueConfig, p: Pairing, seats: list[Policy], claude: lis
         per_call_max = longest[i] // BOUND_BYTES_PER_TOKEN + 16
         input_max += per_call_max * seat_calls_max
         output_max += policy.max_tokens * seat_calls_max
-        cost += seat_calls_max * price_of(policy.model, policy.price).worst(
-            per_call_max, policy.max_tokens
-        )
+        price = price_of(policy.model, policy.price)
+        cost += seat_calls_max * price.worst(per_call_max, policy.max_tokens)
+        batch_cost += seat_calls_max * batch_price(price).worst(per_call_max, policy.max_tokens)
         messages = [{"role": "user", "content": observation}]
         reserve = max(reserve, worst_case(policy, system, messages).tokens)
     return PlanRow(
@@ -114,6 +117,7 @@ def _estimate(config: LeagueConfig, p: Pairing, seats: list[Policy], claude: lis
         reserve,
         seat_calls_max * len(claude),
         input_max,
+        batch_cost,
     )
 
 
@@ -160,5 +164,7 @@ def episode_bounds(config: LeagueConfig, p: Pairing) -> tuple[int, Usage]:
             )
             messages = [{"role": "user", "content": observation}]
             call = worst_case(policy, episode._system_prompt(policy), messages)
+            if config.mode == "batch":  # every row of the price at half
+                call.cost_usd /= 2
             worst = max(worst, call, key=lambda u: u.cost_usd)
     return decisions_max(p.game, len(seats)) * len(claude), worst

@@ -489,6 +489,10 @@ class LeagueRun:
         try:
             return self._play_passes(db, queue, voids, shared, advance)
         finally:
+            if shared.batch is not None:
+                from .batch import finish
+
+                finish(self, shared.batch)
             gc.set_threshold(*thresholds)
             gc.unfreeze()
 
@@ -584,11 +588,17 @@ class LeagueRun:
             db.add_call(name, job.pairing, job.idx, usage)
             admission.on_call(job.pairing, job.idx, usage)
 
+        batch = None
+        if c.mode == "batch":
+            from .batch import batch_client
+
+            batch = batch_client(self, admission.on_call)
         return Shared(
             client,
             on_call,
             calls_to=(str(db.path.resolve()), name),
             budget=(c.max_tokens, c.max_cost_usd) if self._capped else None,
+            batch=batch,
         )
 
     @property

@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..episode import Clock, Episode
+from ..seats.batch_client import BatchClient
 from ..seats.budget import BudgetExhausted
 from ..seats.claude import ClaudeClient, Usage, has_credentials
 from ..seats.human import HumanPolicy
@@ -17,6 +18,7 @@ from ..seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
+from ..streams import draw_entropy
 from .driver_ledger import Address, RemoteLedger
 from .human_host import fields_a_human
 from .shared_budget import Caps, SharedLedger
@@ -86,6 +88,8 @@ class Shared:
     calls_to: tuple[str, str] | None = None
     #: The budget caps those episodes reserve against (None: no budget).
     budget: Caps | None = None
+    #: Batch mode: the collector the driver's Claude episodes ask through (None: realtime).
+    batch: BatchClient | None = None
 
 
 def run_chunk(job: ChunkJob) -> Chunk:
@@ -166,15 +170,20 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
     spec = {"game": job.game, **(job.settings or {})}
     started = now()
     on_call = shared.on_call
+    batch = None
+    if shared.batch is not None and any(isinstance(p, ClaudePolicy) for p in job.policies):
+        batch = shared.batch.open(job.pairing, job.idx, draw_entropy())  # records its usage
+        on_call = None
     episode = Episode(
         spec,
         list(job.policies),
         seed=job.seed,
         clock=job.clock,
         out=job.out,
-        client=shared.client,
+        client=cast(ClaudeClient, batch) if batch else shared.client,
         on_usage=(lambda usage: on_call(job, usage)) if on_call else None,
         openings=job.openings,
+        entropy=batch.entropy if batch else None,
     )
     for policy in job.policies:  # a person at a seat: deal this episode's links
         if isinstance(policy, HumanPolicy) and policy.table is not None:
@@ -192,6 +201,9 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
         return void_of(
             job, episode, DISK, f"the episode's files could not be written: {err}", started
         )
+    finally:
+        if batch is not None:
+            await batch.close()
     return row_from_results(job, results, started)
 
 

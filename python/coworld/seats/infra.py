@@ -92,7 +92,8 @@ RETRYABLE_CAUSES = {"connection", "unreadable", "hung"}
 
 def retryable_cause(cause: str) -> bool:
     """Whether an infrastructure cause (`classify`) may pass if one waits."""
-    if cause in RETRYABLE_CAUSES:
+    # a batch request's expiry or cancellation (`batch-expired`, ...) is retried in a later round
+    if cause in RETRYABLE_CAUSES or cause.startswith("batch-"):
         return True
     status = cause.removeprefix("http-")
     return status.isdigit() and (int(status) in RETRYABLE_STATUS or int(status) >= 500)

@@ -14,6 +14,7 @@ fn main() {
         start: 0,
         episodes,
         seed: 1,
+        openings: 0,
     };
     let started = std::time::Instant::now();
     let records = batch.run(Some(1)).expect("a valid batch");

@@ -54,6 +54,11 @@ class MockBatches(MockAnthropic):
         base = super()._handler()
 
         class Handler(base):  # type: ignore[valid-type,misc]
+            def _json(
+                self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
+                self._send(code, json.dumps(payload).encode(), headers)
+
             def do_POST(self) -> None:  # noqa: N802
                 if self.path == "/v1/messages/batches":
                     length = int(self.headers.get("content-length", 0))
@@ -61,13 +66,13 @@ class MockBatches(MockAnthropic):
                     if mock.refuse_creates > 0:
                         mock.refuse_creates -= 1
                         error = {"type": "overloaded_error", "message": "scripted 529"}
-                        self._send(529, {"type": "error", "error": error}, {"retry-after": "0"})
+                        self._json(529, {"type": "error", "error": error}, {"retry-after": "0"})
                         return
-                    self._send(200, mock._create(body["requests"]))
+                    self._json(200, mock._create(body["requests"]))
                     return
                 m = _BATCH.match(self.path)
                 if m and m.group(2) == "/cancel":
-                    self._send(200, mock._cancel(m.group(1)))
+                    self._json(200, mock._cancel(m.group(1)))
                     return
                 super().do_POST()
 
@@ -75,7 +80,7 @@ class MockBatches(MockAnthropic):
                 m = _BATCH.match(self.path.split("?")[0])
                 batch = mock.batches.get(m.group(1)) if m else None
                 if m is None or batch is None:
-                    self._send(404, {"type": "error", "error": {"type": "not_found_error"}})
+                    self._json(404, {"type": "error", "error": {"type": "not_found_error"}})
                     return
                 if m.group(2) == "/results":
                     lines = "".join(json.dumps(r) + "\n" for r in batch["results"]).encode()
@@ -85,7 +90,7 @@ class MockBatches(MockAnthropic):
                     )
                     self.wfile.write(head.encode() + lines)
                     return
-                self._send(200, mock._status(batch, self.headers.get("host", "")))
+                self._json(200, mock._status(batch, self.headers.get("host", "")))
 
         return Handler
 

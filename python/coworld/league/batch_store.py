@@ -15,15 +15,15 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..seats.claude import Usage
 from .storage import SCHEMA as LEAGUE_SCHEMA
-from .storage import _usage_columns, now
+from .storage import _usage_columns, immediate_transaction, now
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS batch_episodes (
@@ -83,16 +83,8 @@ class BatchStore:
     def close(self) -> None:
         self.conn.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return immediate_transaction(self.conn, self._lock)
 
     def forget(self) -> None:
         with self._tx() as c:

@@ -20,7 +20,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,6 +188,22 @@ def _usage_columns(u: Usage) -> tuple[int, int, int, int, int, float]:
     )
 
 
+@contextmanager
+def immediate_transaction(
+    conn: sqlite3.Connection, lock: threading.RLock
+) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT under `lock` (threads share the connection), rolled
+    back on any exception, Ctrl-C included."""
+    with lock:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
 class LeagueDB:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -238,17 +254,9 @@ class LeagueDB:
     def close(self) -> None:
         self.conn.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         # The episode loop's thread writes calls while the driver writes episodes.
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+        return immediate_transaction(self.conn, self._lock)
 
     # ---- the league and its policies ----------------------------------------
 

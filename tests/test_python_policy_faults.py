@@ -6,6 +6,7 @@ the feed and the reliability table treat Python seats like Claude seats."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -817,16 +818,23 @@ def test_a_slow_import_loads_once_untimed_in_a_league_worker(tmp_path):
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
 def test_workers_end_themselves_when_the_driver_is_killed(tmp_path):
     proc = league_in_its_own_group(tmp_path, 0.05)
-    deadline = time.monotonic() + 60
-    while stored(tmp_path) < 1 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert len(group_processes(proc.pid)) >= 2  # the driver and its workers
-    proc.kill()
-    proc.communicate(timeout=30)
-    deadline = time.monotonic() + 10
-    while group_processes(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert group_processes(proc.pid) == []
+    try:
+        deadline = time.monotonic() + 60
+        while stored(tmp_path) < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(group_processes(proc.pid)) >= 2  # the driver and its workers
+        proc.kill()
+        # The driver's exit, not its pipe's end: the workers hold the pipe until they go.
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while group_processes(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert group_processes(proc.pid) == []
+    finally:  # never leave a process (or an open pipe) to a later test
+        if group_processes(proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
 
 
 def test_ctrl_c_swallowed_by_a_bare_except_still_stops_play(tmp_path):

@@ -179,7 +179,7 @@ class MockBatches(MockAnthropic):
 
 def serve(delay: float) -> None:
     """`python -m tests.mock_batches DELAY`: a batch server answering every request
-    with its first legal move, each batch DELAY seconds after it is created (for
+    with a random legal move, each batch DELAY seconds after it is created (for
     measurements: the server's CPU is not billed to the league's process)."""
     from tests.mock_anthropic import random_legal
 

@@ -163,6 +163,17 @@ def run_cli(path: Path, url: str, *extra: str) -> subprocess.Popen:
     )
 
 
+def rerun_finishes_without_resending(path: Path, server: MockBatches, db: Path) -> None:
+    """A plain rerun plays the league to its end (12 episodes), and the server never
+    received one custom_id twice over both runs."""
+    rerun = run_cli(path, server.base_url)
+    out, _ = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, out
+    ids = [cid for cid, _ in server.received]
+    assert len(ids) == len(set(ids))
+    assert len(rows(db, "SELECT 1 FROM episodes")) == 12
+
+
 def rows(db_path: Path, sql: str) -> list[tuple]:
     if not db_path.exists():
         return []
@@ -373,12 +384,7 @@ def test_ctrl_c_stops_submitting_and_a_second_cancels_the_batch_in_flight(tmp_pa
         assert not rows(db, "SELECT 1 FROM batch_rounds WHERE state='submitted'")
         canceled = rows(db, "SELECT COUNT(*) FROM batch_requests WHERE outcome='canceled'")[0][0]
         assert (canceled > 0) == (presses == 2)
-        rerun = run_cli(path, server.base_url)
-        out, _ = rerun.communicate(timeout=300)
-        assert rerun.returncode == 0, out
-        ids = [cid for cid, _ in server.received]
-    assert len(ids) == len(set(ids))
-    assert len(rows(db, "SELECT 1 FROM episodes")) == 12
+        rerun_finishes_without_resending(path, server, db)
 
 
 def test_a_batch_not_accepted_is_submitted_again_with_backoff(tmp_path, monkeypatch):
@@ -412,12 +418,7 @@ def test_cancel_after_a_kill_cancels_the_stored_batch_and_a_rerun_finishes(tmp_p
         assert not rows(db, "SELECT 1 FROM batch_requests WHERE outcome IS NULL")
         assert rows(db, "SELECT COUNT(*) FROM batch_requests WHERE outcome='canceled'")[0][0]
         server.delay = 0.05
-        rerun = run_cli(path, server.base_url)
-        out, _ = rerun.communicate(timeout=300)
-        assert rerun.returncode == 0, out
-        ids = [cid for cid, _ in server.received]
-    assert len(ids) == len(set(ids))
-    assert len(rows(db, "SELECT 1 FROM episodes")) == 12
+        rerun_finishes_without_resending(path, server, db)
 
 
 def test_an_adaptive_league_in_batch_mode_plays_as_in_realtime(tmp_path, monkeypatch):

@@ -26,10 +26,10 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from coworld.league.records import Block
 
 from coworld.league.adaptive import GROWTH, MAX_ROUNDS, assess, plan_round
 from coworld.league.stats import order_confidence
-from coworld.league.storage import Block
 
 FIRST = 10  # seed pairs per pairing in the first round
 EPS = (0.0, 0.2, 0.35, 0.5, 0.6, 0.7, 0.85, 1.0)  # adjacent gaps 34-147 Elo (--truth)

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import coworld.league.batch as batch_mode
 from coworld.league import LeagueDB, LeagueRun, parse_league
-from coworld.seats.claude import Usage, price_of
+from coworld.prices import price_of
+from coworld.usage import Usage
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "claude-haiku-4-5"

@@ -19,8 +19,8 @@ import pytest
 
 from coworld.league import LeagueDB, LeagueRun, parse_league
 from coworld.replay import recheck
-from coworld.seats.claude import Usage
 from coworld.seats.infra import InfraPolicy
+from coworld.usage import Usage
 
 from .mock_anthropic import MockAnthropic, user_text
 from .mock_batches import MockBatches
@@ -322,9 +322,10 @@ def test_a_round_shrinks_to_what_the_budget_has_left(tmp_path):
     import asyncio
 
     from coworld.league.batch_store import BatchStore
-    from coworld.seats.batch_client import BatchClient, Request, batch_price
+    from coworld.prices import batch_price, price_of
+    from coworld.seats.batch_client import BatchClient, Request
     from coworld.seats.budget import BudgetExhausted, Ledger
-    from coworld.seats.claude import Usage, price_of
+    from coworld.usage import Usage
 
     async def scenario() -> None:
         store = BatchStore(tmp_path / "l.db", "t")

@@ -14,7 +14,8 @@ import pytest
 
 import coworld
 from coworld.calls import expand_calls
-from coworld.episode import Clock, Episode
+from coworld.clock import Clock
+from coworld.episode import Episode
 from coworld.games import fog
 from coworld.replay import ReplayMismatch, recheck
 from coworld.seats.claude import ClaudeClient

@@ -14,11 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from coworld.league.backends.local import LocalBackend
 
 from coworld.calls import expand_calls
 from coworld.cli import main as cli
 from coworld.league import LeagueDB, LeagueRun, parse_league, standings, work
-from coworld.league.backend import LocalBackend
 from coworld.league.ranking import reliability
 from coworld.seats.infra import InfraPolicy
 
@@ -484,10 +484,10 @@ def test_a_cut_replay_is_not_shown_as_live(tmp_path):
 
 
 def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
+    from coworld.league.records import EpisodeRow
     from rich.console import Console
 
     from coworld.cli import _reliability_table
-    from coworld.league.storage import EpisodeRow
 
     origins = {"model": 9990, "retry": 7, "fallback": 3, "retried:unparseable": 8}
     origins |= {"retried:illegal": 2, "fallback:illegal": 3}

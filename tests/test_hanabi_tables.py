@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from coworld.league.records import Block
 
 from coworld.cli import main as cli
 from coworld.league import LeagueDB, LeagueRun, parse_league
@@ -22,7 +23,6 @@ from coworld.league.stats import (
     ratings,
     unrated,
 )
-from coworld.league.storage import Block
 
 
 def duel(game, a, b, scores_ab, scores_ba):

@@ -19,9 +19,9 @@ import coworld
 from coworld.cli import main as cli
 from coworld.league import LeagueDB, LeagueRun, load_league, parse_league
 from coworld.league.ranking import Standing, compare, standings, summarize, t_quantile
-from coworld.league.runner import missing_ranges
+from coworld.league.records import EpisodeRow
 from coworld.league.schedule import build_schedule
-from coworld.league.storage import EpisodeRow
+from coworld.league.scripted import missing_ranges
 
 
 def league(tmp_path: Path, **fields) -> coworld.league.LeagueConfig:

@@ -8,8 +8,9 @@ import pytest
 from anthropic.types.model import Model
 
 from coworld import ConfigError
-from coworld.seats.claude import PRICES, Usage, price_of
+from coworld.prices import PRICES, price_of
 from coworld.seats.policy import load_policy
+from coworld.usage import Usage
 
 
 def listed_models() -> list[str]:

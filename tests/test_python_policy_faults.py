@@ -17,14 +17,16 @@ import time
 from pathlib import Path
 
 import pytest
+from coworld.league.backends.local import LocalBackend
+from coworld.league.records import EpisodeRow, VoidEpisode
 
-from coworld.episode import Clock, play
+from coworld.clock import Clock
+from coworld.episode import play
 from coworld.errors import ConfigError
-from coworld.league.backend import LocalBackend
 from coworld.league.config import load_league
 from coworld.league.ranking import reliability
 from coworld.league.runner import LeagueRun
-from coworld.league.storage import EpisodeRow, LeagueDB, VoidEpisode
+from coworld.league.storage import LeagueDB
 from coworld.league.work import EpisodeJob, Shared
 from coworld.seats.policy import load_policy
 

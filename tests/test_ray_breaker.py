@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from coworld.league.backends.ray_breaker import BreakerActor
 from rich.console import Console
 
 from coworld.league import LeagueDB, LeagueRun, parse_league
-from coworld.league.ray_breaker import BreakerActor
 from coworld.seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 
 from .conftest import first_column

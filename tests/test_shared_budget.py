@@ -9,7 +9,7 @@ import time
 from coworld.league.shared_budget import SharedLedger
 from coworld.league.storage import LeagueDB
 from coworld.seats.budget import BudgetExhausted
-from coworld.seats.claude import Usage
+from coworld.usage import Usage
 
 CAP = 100_000
 WORST = Usage(input_tokens=300, output_tokens=200, cost_usd=0.001, calls=1)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from coworld.league.records import Block
 
 from coworld.league.ranking import standings
 from coworld.league.stats import (
@@ -22,7 +23,6 @@ from coworld.league.stats import (
     pentanomial,
     ratings,
 )
-from coworld.league.storage import Block
 
 
 def duel(game, a, b, scores_ab, scores_ba, start=0):

@@ -267,7 +267,7 @@ def test_intervals_respect_the_score_range():
 
 
 def test_standings_and_compare_intervals_stay_in_bounds():
-    from coworld.league.storage import Block
+    from coworld.league.records import Block
 
     wins = np.array([[1.0, -1.0]] * 40 + [[-1.0, 1.0]] * 40)
     block = Block("hex", ("a", "b"), wins[:40], index=np.arange(40))

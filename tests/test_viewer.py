@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from coworld.episode import Clock, Episode
+from coworld.clock import Clock
+from coworld.episode import Episode
 from coworld.viewer import ViewerServer, create_app
 
 FAMILY_REPLAYS = {

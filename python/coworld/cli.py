@@ -205,9 +205,9 @@ def _print_standings(
     database: str | Path, league: str | None = None, *, partial: bool = False
 ) -> None:
     from .league import LeagueDB, standings
+    from .league.engine import CUT_CAUSES
     from .league.flags import alike_pairings, standing_flags, warnings
     from .league.ranking import reliability
-    from .league.runner import CUT_CAUSES
     from .league.stats import ratings, unrated
 
     db = LeagueDB.open_existing(database)
@@ -451,7 +451,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     """Exit 0 not worse, 1 worse, 2 inconclusive; 3 for bad input (never 2)."""
     from pathlib import Path
 
-    from .episode import Clock
+    from .clock import Clock
     from .league.gate import GateConfig, Recorded, run_gate
     from .seats.policy import load_policy
 
@@ -542,7 +542,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from .episode import Clock, Episode, seat_label
+    from .clock import Clock
+    from .episode import Episode, seat_label
     from .episode import run as run_episode
     from .seats.claude import has_credentials
     from .seats.human import HumanPolicy, HumanTable

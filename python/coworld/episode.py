@@ -27,11 +27,13 @@ from typing import Any
 
 from . import schemas
 from .calls import CallsSidecar
+from .clock import Clock
 from .errors import ConfigError, ReplyRejected
 from .games import FAMILIES, family_module, game
+from .prices import check_price
 from .replay import FORMAT_VERSION, JsonLinesWriter
 from .sdk.canonical import canonical_json
-from .seats.claude import Answer, ClaudeClient, Usage, check_price, has_credentials
+from .seats.claude import Answer, ClaudeClient, has_credentials
 from .seats.human import HumanPolicy
 from .seats.infra import ModelTimeout
 from .seats.policy import BaselinePolicy, ClaudePolicy, Policy, load_policy
@@ -39,6 +41,7 @@ from .seats.python_policy import PythonPolicy, PythonSeat
 from .seats.reply import Reply
 from .seats.time_limit import hold_alarm, release_alarm
 from .streams import aliases, check_entropy, draw_entropy, seat_random
+from .usage import Usage
 
 TWO_SEAT_COLOURS = ("red", "blue")
 #: The most of a reply's raw text a replay keeps in each attempt (the calls sidecar
@@ -47,37 +50,6 @@ REPLAY_RAW_CHARS = 4096
 #: A scripted seat whose decisions took this long has the files written out before
 #: it decides (see `Episode._flush`).
 SLOW_PLY_SECONDS = 0.01
-
-
-@dataclass(frozen=True)
-class Clock:
-    """The episode's time limits, recorded in the replay config."""
-
-    play_budget_seconds: float = 900.0
-    llm_timeout_seconds: float = 60.0
-    worst_ply_seconds: float | None = None
-    pace_seconds: float = 0.0
-    #: A scripted seat's (or a fallback's) worst ply before it has played one: a
-    #: baseline move in the core. Then the guard uses its slowest ply so far
-    #: (a searching baseline such as mcts can take longer).
-    scripted_ply_seconds: float = 0.1
-
-    @property
-    def worst_ply(self) -> float:
-        """A Claude seat's worst ply. Unless set: one call and its one retry, each up
-        to the timeout, plus a second."""
-        if self.worst_ply_seconds is not None:
-            return self.worst_ply_seconds
-        return 2 * self.llm_timeout_seconds + 1.0
-
-    def as_config(self) -> dict[str, float]:
-        return {
-            "playBudgetSeconds": self.play_budget_seconds,
-            "llmTimeoutSeconds": self.llm_timeout_seconds,
-            "worstPlySeconds": self.worst_ply,
-            "scriptedPlySeconds": self.scripted_ply_seconds,
-            "paceSeconds": self.pace_seconds,
-        }
 
 
 @dataclass

@@ -25,11 +25,13 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..games import FAMILIES
+from .config import LeagueConfig
+from .engine import Step
+from .records import Block
 from .schedule import Pairing
 from .stats import (
     ELO,
@@ -40,10 +42,7 @@ from .stats import (
     mean_bootstrap,
     order_confidence,
 )
-from .storage import Block, LeagueDB
-
-if TYPE_CHECKING:
-    from .runner import LeagueRun
+from .storage import LeagueDB
 
 MAX_ROUNDS = 64
 GROWTH = 4
@@ -62,6 +61,14 @@ class Round:
     episodes: int  # in the league after this round
     confidence: dict[str, float]  # per game
     next: list[Key]  # table sets that grow next (empty: done)
+
+    def line(self) -> str:
+        """The round in one line: its episodes, each game's confidence, what grows."""
+        conf = ", ".join(f"{g} {c:.3f}" for g, c in self.confidence.items())
+        nxt = ", ".join(f"{k[1]} ({k[0]})" for k in self.next) or "done"
+        return (
+            f"round {self.number}: {self.episodes} episodes; order confidence {conf}; next: {nxt}"
+        )
 
 
 def restrict(blocks: list[Block], targets: dict[Key, int]) -> list[Block]:
@@ -191,14 +198,15 @@ def plan_round(
 
 
 def play_adaptive(
-    run: LeagueRun,
+    play: Callable[[list[Pairing]], Step],
+    base: list[Pairing],
     db: LeagueDB,
+    config: LeagueConfig,
     on_round: Callable[[Round], None] | None = None,
-    advance: Callable[..., None] | None = None,
 ) -> int:
-    """Play the adaptive schedule of `run.config` into `db`; returns episodes played now."""
-    config = run.config
-    base = list(run.schedule)
+    """Play the adaptive schedule of `config` (its first round: `base`) into `db`
+    through `play`, which plays what a schedule's targets lack; returns the
+    episodes played now."""
     orders: dict[Key, int] = defaultdict(int)
     for p in base:
         orders[table_key(p)] += 1
@@ -206,8 +214,9 @@ def play_adaptive(
     played, number = 0, 0
     while True:
         number += 1
-        played += run.play(db, [replace(p, episodes=targets[table_key(p)]) for p in base], advance)
-        if run.halted:  # budget, outage, refusal: another round would play nothing
+        step = play([replace(p, episodes=targets[table_key(p)]) for p in base])
+        played += step.played
+        if step.halt is not None:  # budget, outage, refusal: another round would play nothing
             break
         confidence, grown, chosen = plan_round(
             db.blocks(config.name),

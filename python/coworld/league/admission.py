@@ -19,8 +19,8 @@ import threading
 from dataclasses import dataclass, field
 
 from ..seats.budget import Ledger, within_caps
-from ..seats.claude import Usage
-from .storage import EpisodeRow, VoidEpisode
+from ..usage import Usage
+from .records import EpisodeRow, VoidEpisode
 
 #: How many finished episodes the prior (the ply cap's calls) weighs as.
 PRIOR_EPISODES = 2

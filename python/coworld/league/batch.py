@@ -7,20 +7,19 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from ..errors import ConfigError
 from ..seats.batch_client import BatchClient, RoundStatus
-from ..seats.claude import Usage
-from .backend import LocalBackend
+from ..seats.budget import Budget
+from ..seats.infra import InfraPolicy
+from ..usage import Usage
+from .backends import Backend
+from .backends.local import LocalBackend
 from .batch_store import BatchStore
 from .config import LeagueConfig
-
-if TYPE_CHECKING:
-    from .runner import LeagueRun
 
 #: Seconds between the first polls of a batch (growing 1.5x to the second figure),
 #: and how long every episode must have been waiting before a round is built.
@@ -28,21 +27,30 @@ POLL_SECONDS = (float(os.environ.get("COWORLD_BATCH_POLL", "5")), 60.0)
 GATHER_SECONDS = float(os.environ.get("COWORLD_BATCH_GATHER", "0.5"))
 
 
-def batch_client(run: LeagueRun, on_call: Callable[[str, int, Usage], None]) -> BatchClient:
-    """The run's collector. Batch mode plays in the driver (the local backend)."""
-    if not isinstance(run.backend, LocalBackend):
+def batch_client(
+    config: LeagueConfig,
+    backend: Backend,
+    ledger: Budget | None,
+    infra: InfraPolicy,
+    *,
+    fresh: bool,
+    console: Console | None,
+    on_call: Callable[[str, int, Usage], None],
+) -> BatchClient:
+    """The run's collector (`console`: where its round lines go, None: nowhere).
+    Batch mode plays in the driver (the local backend)."""
+    if not isinstance(backend, LocalBackend):
         raise ConfigError("a league in batch mode runs on the local backend", "mode")
-    store = BatchStore(run.config.database, run.config.name)
-    if run.fresh:
+    store = BatchStore(config.database, config.name)
+    if fresh:
         store.forget()
-    backend = run.backend
     return BatchClient(
         store,
-        ledger=run.ledger,
-        infra=run.infra,
+        ledger=ledger,
+        infra=infra,
         on_call=on_call,
         stopping=lambda: backend.interrupted,
-        on_status=status_printer(run.console) if run.show_progress else None,
+        on_status=status_printer(console) if console is not None else None,
         gather_seconds=GATHER_SECONDS,
         poll_seconds=POLL_SECONDS,
     )
@@ -60,11 +68,11 @@ def status_printer(console: Console) -> Callable[[RoundStatus], None]:
     return show
 
 
-def finish(run: LeagueRun, client: BatchClient) -> None:
+def finish(backend: Backend, client: BatchClient) -> None:
     """End the round loop once the episodes are done; after a second Ctrl-C the
     batch in flight is canceled and what it had answered is recorded."""
-    assert isinstance(run.backend, LocalBackend)
-    run.backend.submit(client.stop(cancel=run.backend.cancelled)).result()
+    assert isinstance(backend, LocalBackend)
+    backend.submit(client.stop(cancel=backend.cancelled)).result()
 
 
 def cancel_batches(config: LeagueConfig, console: Console) -> int:

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..seats.claude import Usage
+from ..usage import Usage
+from .records import now
 from .storage import SCHEMA as LEAGUE_SCHEMA
-from .storage import _usage_columns, immediate_transaction, now
+from .storage import immediate_transaction, usage_columns
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS batch_episodes (
@@ -146,7 +147,7 @@ class BatchStore:
                 "FROM batch_episodes e JOIN batch_requests r ON r.tag = e.tag "
                 "WHERE r.custom_id=? AND e.league=?",
                 [
-                    (*_usage_columns(u), stamp, cid, self.league)
+                    (*usage_columns(u), stamp, cid, self.league)
                     for cid, _, _, u in rows
                     if u is not None
                 ],

@@ -48,11 +48,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import GAMES
-from ..episode import Clock
+from ..clock import Clock
 from ..errors import MAX_OPENINGS, ConfigError
 from ..games import entry
 from ..games import game as game_reducer
-from ..seats.claude import add_prices, user_price
+from ..prices import add_prices, user_price
 from ..seats.infra import DEFAULT_PATIENCE_SECONDS
 from ..seats.policy import POLICY_FILES, ClaudePolicy, Policy, load_policy, parse_price
 from ..seats.python_policy import PythonPolicy

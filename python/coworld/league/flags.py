@@ -19,7 +19,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from .ranking import OVERALL
-from .storage import Block, LeagueDB
+from .records import Block
+from .storage import LeagueDB
 
 #: A policy's share of fallback decisions past which the league warns.
 FALLBACK_WARN = 0.2

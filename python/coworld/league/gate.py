@@ -35,24 +35,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ..episode import Clock
+from ..clock import Clock
 from ..errors import MAX_OPENINGS, ConfigError
 from ..exit_codes import ExitCode
 from ..games import FAMILIES
-from ..seats.claude import Usage
 from ..seats.infra import DEFAULT_PATIENCE_SECONDS
 from ..seats.policy import Policy
+from ..usage import Usage
 from .config import LeagueConfig
-from .schedule import build_schedule
+from .engine import Step
+from .records import Block
+from .runner import LeagueRun
+from .schedule import Pairing, build_schedule
 from .stats import PENTA, SprtBounds, gsprt_llr, head_to_head_units, penta_elo, pentanomial
-from .storage import Block, LeagueDB
-
-if TYPE_CHECKING:
-    from .runner import LeagueRun
+from .storage import LeagueDB
 
 VERDICTS: dict[int, str] = {
     ExitCode.OK: "not worse",
@@ -346,8 +346,6 @@ def run_gate(
     on_step: Callable[[GateStep], None] | None = None,
 ) -> GateResult:
     """Play batches until the SPRT decides or the cap is reached (see the module doc)."""
-    from .runner import LeagueRun
-
     config.check()
     recorded: list[Block] = []
     cap_pairs = config.max_episodes // (2 * len(config.games))  # 2 episodes per seed pair
@@ -360,84 +358,102 @@ def run_gate(
         cap_pairs, scores = min(cap_pairs, held), NONA
     league = config.league()
     run = LeagueRun(league, fresh=False, progress=False)
-    bounds = config.bounds
     db = LeagueDB(league.database)
     try:
-        if fresh:
-            db.forget(league.name)
-        stored = db.config(league.name)
-        if stored and stored.get("seed") != league.seed:
+        _register(db, config, league, fresh)
+        trial = _Trial(config, db, recorded, cap_pairs, scores, on_step)
+        return trial.decide(lambda schedule: run.play(db, schedule))
+    finally:
+        run.close()  # the run's shared client and worker pools
+        db.close()
+
+
+def _register(db: LeagueDB, config: GateConfig, league: LeagueConfig, fresh: bool) -> None:
+    """Record the gate as a league, refusing one stored with another seed or openings."""
+    if fresh:
+        db.forget(league.name)
+    stored = db.config(league.name)
+    if stored and stored.get("seed") != league.seed:
+        raise ConfigError(
+            f"{league.database} holds this gate with seed {stored.get('seed')}; "
+            "use that seed, another --out, or --fresh",
+            "seed",
+        )
+    if stored and stored.get("openings") != league.describe().get("openings"):
+        raise ConfigError(
+            f"{league.database} holds this gate played with other openings "
+            f"({stored.get('openings') or 'none'}); give the same --openings, another "
+            "--out, or --fresh",
+            "openings",
+        )
+    db.register(league.name, league.describe(), league.policies)
+    for game in config.games:
+        seated = {p.seats for p in build_schedule(league) if p.game == game}
+        if seated != {
+            (config.candidate.name, config.reference.name),
+            (config.reference.name, config.candidate.name),
+        }:
             raise ConfigError(
-                f"{league.database} holds this gate with seed {stored.get('seed')}; "
-                "use that seed, another --out, or --fresh",
-                "seed",
+                f"{game!r} does not field both {config.candidate.name!r} and "
+                f"{config.reference.name!r} (see `coworld games` for its baselines)",
+                "games",
             )
-        if stored and stored.get("openings") != league.describe().get("openings"):
-            raise ConfigError(
-                f"{league.database} holds this gate played with other openings "
-                f"({stored.get('openings') or 'none'}); give the same --openings, another "
-                "--out, or --fresh",
-                "openings",
-            )
-        db.register(league.name, league.describe(), league.policies)
-        for game in config.games:
-            seated = {p.seats for p in build_schedule(league) if p.game == game}
-            if seated != {
-                (config.candidate.name, config.reference.name),
-                (config.reference.name, config.candidate.name),
-            }:
-                raise ConfigError(
-                    f"{game!r} does not field both {config.candidate.name!r} and "
-                    f"{config.reference.name!r} (see `coworld games` for its baselines)",
-                    "games",
-                )
+
+
+@dataclass
+class _Trial:
+    """The sequential test over batches played by a `play(schedule)` function."""
+
+    config: GateConfig
+    db: LeagueDB
+    recorded: list[Block]
+    cap_pairs: int
+    scores: np.ndarray
+    on_step: Callable[[GateStep], None] | None
+
+    def decide(self, play: Callable[[list[Pairing]], Step]) -> GateResult:
+        config, name, bounds = self.config, self.config.name, self.config.bounds
+        pairings = build_schedule(config.league())
         steps: list[GateStep] = []
         k = 0
         while True:
             k += 1
-            target = min(k * config.batch, cap_pairs)
-            schedule = [replace(p, episodes=target) for p in build_schedule(league)]
-            run.play(db, schedule)
-            if config.recorded is not None:
-                counts, episodes = recorded_outcomes(
-                    db.blocks(league.name), config, recorded, target
-                )
-            else:
-                counts, episodes = candidate_counts(
-                    db.blocks(league.name), config.candidate.name, target
-                )
-            llr = gsprt_llr(counts, config.elo0, config.elo1, scores)
-            step = GateStep(k, int(counts.sum()), episodes, counts, llr, *penta_elo(counts, scores))
+            target = min(k * config.batch, self.cap_pairs)
+            played = play([replace(p, episodes=target) for p in pairings])
+            step = self._step(k, target)
             steps.append(step)
-            if on_step:
-                on_step(step)
-            spent = db.spent(league.name)
+            if self.on_step:
+                self.on_step(step)
+            spent = self.db.spent(name)
             if config.recorded is None:
-                alike = replayed_one_game(db, league.name, target)
+                alike = replayed_one_game(self.db, name, target)
                 if alike:
                     return GateResult(
                         ExitCode.INCONCLUSIVE, steps, bounds, spent=spent, reason=alike
                     )
-            if llr >= bounds.upper:
+            if step.llr >= bounds.upper:
                 return GateResult(ExitCode.OK, steps, bounds, spent=spent)
-            if llr <= bounds.lower:
+            if step.llr <= bounds.lower:
                 return GateResult(ExitCode.WORSE, steps, bounds, spent=spent)
-            if run.halted:  # the next batch would play nothing: say why, not "inconclusive"
-                code = _halt_code(run)
-                return GateResult(code, steps, bounds, run.halt_reason, spent)
-            if target >= cap_pairs:
+            if played.halt is not None:  # the next batch would play nothing: say why
+                code = HALT_CODES.get(played.halt.kind, ExitCode.INCONCLUSIVE)
+                return GateResult(code, steps, bounds, played.halt.reason, spent)
+            if target >= self.cap_pairs:
                 return GateResult(ExitCode.INCONCLUSIVE, steps, bounds, spent=spent)
-    finally:
-        run.backend.close()  # the run's shared client and worker pools
-        db.close()
+
+    def _step(self, k: int, target: int) -> GateStep:
+        blocks = self.db.blocks(self.config.name)
+        if self.config.recorded is not None:
+            counts, episodes = recorded_outcomes(blocks, self.config, self.recorded, target)
+        else:
+            counts, episodes = candidate_counts(blocks, self.config.candidate.name, target)
+        llr = gsprt_llr(counts, self.config.elo0, self.config.elo1, self.scores)
+        return GateStep(
+            k, int(counts.sum()), episodes, counts, llr, *penta_elo(counts, self.scores)
+        )
 
 
-def _halt_code(run: LeagueRun) -> ExitCode:
-    """The exit status of a gate whose run stopped dispatching: the budget, the API
-    (an outage past the patience, refused requests), or a policy's dead worker
-    (its episodes are not played: no verdict)."""
-    if run.budget_stopped:
-        return ExitCode.BUDGET
-    if run.gave_up or run.refused:
-        return ExitCode.INFRASTRUCTURE
-    return ExitCode.INCONCLUSIVE
+#: The exit status of a gate whose run stopped dispatching: the budget, the API (an
+#: outage past the patience, refused requests); a policy's dead worker (its episodes
+#: are not played) or anything else: no verdict.
+HALT_CODES = {"budget": ExitCode.BUDGET, "api": ExitCode.INFRASTRUCTURE}

@@ -26,13 +26,13 @@ import numpy as np
 
 from ..episode import Episode
 from ..games import catalog
-from ..seats.batch_client import batch_price
+from ..prices import batch_price, price_of
 from ..seats.budget import BYTES_PER_TOKEN as BOUND_BYTES_PER_TOKEN
 from ..seats.budget import worst_case
-from ..seats.claude import Usage, price_of
 from ..seats.policy import BaselinePolicy, ClaudePolicy, Policy
 from ..seats.reply import NOTES_LIMIT
 from ..simulate import simulate
+from ..usage import Usage
 from .config import LeagueConfig
 from .schedule import Pairing, build_schedule
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..games import entry
 from ..schemas import STANDINGS as STANDINGS_SCHEMA
+from .records import Block, EpisodeRow
 from .stats import (
     Rating,
     bounded_difference,
@@ -51,7 +52,7 @@ from .stats import (
     ratings,
     unrated,
 )
-from .storage import Block, EpisodeRow, group_rows
+from .storage import group_rows
 
 OVERALL = "overall"
 

@@ -12,6 +12,7 @@ from ..errors import ConfigError
 from ..games import FAMILIES, entry
 from ..seats.policy import BaselinePolicy, Policy
 from .config import LeagueConfig
+from .records import EpisodeKey
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,10 @@ class Pairing:
     def seed(self, index: int) -> int:
         """Episode `index`'s seed: the same for every pairing of the game."""
         return _core.episode_seed(self.base_seed, index)
+
+    def episode(self, index: int) -> EpisodeKey:
+        """Episode `index` of this pairing."""
+        return EpisodeKey(self.key, index, self.game, self.seed(index), self.seats)
 
 
 def game_seed(league_seed: int, game: str) -> int:

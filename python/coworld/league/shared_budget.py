@@ -6,7 +6,7 @@ no two processes can both take the last of the budget."""
 from __future__ import annotations
 
 from ..seats.budget import BudgetExhausted, within_caps
-from ..seats.claude import Usage
+from ..usage import Usage
 from .storage import LeagueDB
 
 #: (max_tokens, max_cost_usd) of a league's budget; None: no cap of that kind.

@@ -29,7 +29,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import ConfigError
 from ..games import entry
-from .storage import Block
+from .records import Block
 
 #: Natural-log odds to Elo: 400 / ln 10.
 ELO = 400.0 / math.log(10.0)

@@ -13,23 +13,23 @@ episodes in flight and never records one twice or half; a rerun skips what is do
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
 import threading
-import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigError
-from ..seats.claude import Usage
+from ..games import GAMES
+from ..simulate import ENDINGS
+from ..usage import Usage
 from .db_faults import database_failure, keep_pending, pending_path, take_pending
+from .records import Block, Chunk, EpisodeKey, EpisodeRow, VoidEpisode, now
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS leagues (
@@ -93,90 +93,10 @@ _EPISODE_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class EpisodeRow:
-    """One episode, as the runner played it (or a scripted episode expanded from its chunk)."""
-
-    pairing: str
-    idx: int
-    game: str
-    played: str
-    seed: int
-    seats: tuple[str, ...]
-    score: tuple[float, ...]
-    reason: str
-    ending: str
-    plies: int
-    replay: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    decisions: tuple[dict[str, Any], ...] | None = None
-    started: str | None = None
-    finished: str | None = None
-
-
-@dataclass(frozen=True)
-class VoidEpisode:
-    """An episode that could not finish cleanly (the API unavailable past the patience,
-    the budget, an interrupt): recorded with its cause and usage, never scored."""
-
-    pairing: str
-    idx: int
-    game: str
-    seed: int
-    seats: tuple[str, ...]
-    cause: str
-    detail: str = ""
-    plies: int = 0
-    usage: Usage = field(default_factory=Usage)
-    started: str | None = None
-    finished: str | None = None
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """Scripted episodes start..start+n of one pairing, as the batch simulator returned them."""
-
-    pairing: str
-    game: str
-    seats: tuple[str, ...]
-    start: int
-    seed: np.ndarray  # (n,) int64
-    score: np.ndarray  # (n, seats) int32
-    plies: np.ndarray  # (n,) uint32
-    ending: np.ndarray  # (n,) uint8 codes into coworld.ENDINGS
-    played: np.ndarray  # (n,) uint8 codes into coworld.GAMES
-
-    @property
-    def count(self) -> int:
-        return int(self.plies.shape[0])
-
-
-@dataclass(frozen=True)
-class Block:
-    """Scores of some episodes of one pairing, as columns: what ranking reads."""
-
-    game: str
-    seats: tuple[str, ...]
-    score: np.ndarray  # (n, seats) float
-    decisions: tuple[tuple[dict[str, Any], ...], ...] | None = None  # per episode, per seat
-    #: (n,) each episode's index in its pairing: the seed pair it belongs to (None: unknown)
-    index: np.ndarray | None = None
-
-
-def now() -> str:
-    """The time, UTC, to the second (formatted once a second: a call's row needs it)."""
-    return _utc(int(time.time()))
-
-
-@functools.lru_cache(maxsize=1)
-def _utc(second: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
-
-
 _DTYPES = {"seed": "<i8", "score": "<i4", "plies": "<u4", "ending": "u1", "played": "u1"}
 
 
-def _usage_columns(u: Usage) -> tuple[int, int, int, int, int, float]:
+def usage_columns(u: Usage) -> tuple[int, int, int, int, int, float]:
     """A usage in the column order of the `calls` and `voids` tables."""
     return (
         u.input_tokens,
@@ -370,7 +290,7 @@ class LeagueDB:
     def add_call(self, league: str, pairing: str, idx: int, u: Usage) -> None:
         """One answered call's usage (or an episode's, from a backend that cannot
         report calls as they return), written at once: spend survives a kill."""
-        row = (league, pairing, idx, *_usage_columns(u), now())
+        row = (league, pairing, idx, *usage_columns(u), now())
         with self._lock:  # one statement: atomic without BEGIN and COMMIT of its own
             try:
                 self.conn.execute("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
@@ -410,7 +330,7 @@ class LeagueDB:
                     v.cause,
                     v.detail,
                     v.plies,
-                    *_usage_columns(u),
+                    *usage_columns(u),
                     v.started,
                     v.finished,
                 ),
@@ -428,11 +348,7 @@ class LeagueDB:
         )
         return [
             VoidEpisode(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                tuple(json.loads(r[4])),
+                EpisodeKey(r[0], r[1], r[2], r[3], tuple(json.loads(r[4]))),
                 r[5],
                 r[6],
                 r[7],
@@ -511,12 +427,8 @@ class LeagueDB:
         rows = self.conn.execute(query + " ORDER BY game, pairing, idx", args)
         return [
             EpisodeRow(
-                r[0],
-                r[1],
-                r[2],
+                EpisodeKey(r[0], r[1], r[2], r[4], tuple(json.loads(r[5]))),
                 r[3],
-                r[4],
-                tuple(json.loads(r[5])),
                 tuple(json.loads(r[6])),
                 r[7],
                 r[8],
@@ -540,20 +452,14 @@ class LeagueDB:
 
     def episodes(self, league: str) -> list[EpisodeRow]:
         """Every scored episode as a row (chunks expanded): exact, and slow for big leagues."""
-        from .. import ENDINGS, GAMES
-
         rows = list(self.runner_rows(league))
         for c in self.chunks(league):
             for i in range(c.count):
                 ending = ENDINGS[int(c.ending[i])]
                 rows.append(
                     EpisodeRow(
-                        c.pairing,
-                        c.start + i,
-                        c.game,
+                        EpisodeKey(c.pairing, c.start + i, c.game, int(c.seed[i]), c.seats),
                         GAMES[int(c.played[i])],
-                        int(c.seed[i]),
-                        c.seats,
                         tuple(float(x) for x in c.score[i]),
                         "deadline" if ending == "wall-clock" else "complete",
                         ending,

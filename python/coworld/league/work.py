@@ -9,20 +9,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..episode import Clock, Episode
+from ..clock import Clock
+from ..episode import Episode
 from ..seats.batch_client import BatchClient
 from ..seats.budget import BudgetExhausted
-from ..seats.claude import ClaudeClient, Usage, has_credentials
+from ..seats.claude import ClaudeClient, has_credentials
 from ..seats.human import HumanPolicy
 from ..seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 from ..seats.policy import ClaudePolicy, Policy
 from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
 from ..streams import draw_entropy
-from .driver_ledger import Address, RemoteLedger
+from ..usage import Usage
+from .backends.driver_ledger import Address, RemoteLedger
 from .human_host import fields_a_human
+from .records import DISK, Chunk, EpisodeKey, EpisodeRow, Keyed, Played, VoidEpisode, now
 from .shared_budget import Caps, SharedLedger
-from .storage import Chunk, EpisodeRow, LeagueDB, VoidEpisode, now
+from .storage import LeagueDB
 
 #: A game's settings as the core takes them (`{"seats": 4}` for Hanabi), or None.
 Settings = dict[str, Any] | None
@@ -46,14 +49,11 @@ class ChunkJob:
 
 
 @dataclass(frozen=True)
-class EpisodeJob:
+class EpisodeJob(Keyed):
     """One episode of a pairing through the async runner."""
 
-    pairing: str
-    idx: int
-    game: str
+    key: EpisodeKey
     policies: tuple[Policy, ...]
-    seed: int
     clock: Clock
     settings: Settings = None
     #: The replay path (its calls sidecar sits beside it), or None for no files.
@@ -66,15 +66,11 @@ class EpisodeJob:
     #: The league's budget caps, for a worker process to reserve each call against
     #: (in the database, with every other process of the run), or None.
     budget: Caps | None = None
-    #: The driver's ledger service (`driver_ledger`), through which an episode in a
-    #: local worker process reserves and records each call, or None.
+    #: The driver's ledger service (`backends.driver_ledger`), through which an episode
+    #: in a local worker process reserves and records each call, or None.
     ledger_at: Address | None = None
     #: Random legal plies the episode opens with (drawn from its seed alone).
     openings: int = 0
-
-    @property
-    def seats(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.policies)
 
 
 @dataclass(frozen=True)
@@ -83,7 +79,7 @@ class Shared:
     (with its breaker and ledger) and the writer of each call's usage."""
 
     client: ClaudeClient | None = None
-    on_call: Callable[[EpisodeJob, Usage], None] | None = None
+    on_call: Callable[[EpisodeKey, Usage], None] | None = None
     #: (league database, league) for backends whose episodes run in other processes.
     calls_to: tuple[str, str] | None = None
     #: The budget caps those episodes reserve against (None: no budget).
@@ -125,27 +121,23 @@ def computes(job: EpisodeJob) -> bool:
     )
 
 
-def play_episode(
-    job: EpisodeJob, breaker: CircuitBreaker | None = None
-) -> EpisodeRow | VoidEpisode:
+def play_episode(job: EpisodeJob, breaker: CircuitBreaker | None = None) -> Played:
     """One episode on its own event loop and client (a Ray worker, a replay); its
     calls go through `breaker` (the run's, shared across processes) if given."""
     return asyncio.run(_play_with_own_client(job, breaker))
 
 
-async def _play_with_own_client(
-    job: EpisodeJob, breaker: CircuitBreaker | None = None
-) -> EpisodeRow | VoidEpisode:
+async def _play_with_own_client(job: EpisodeJob, breaker: CircuitBreaker | None = None) -> Played:
     claude = any(isinstance(p, ClaudePolicy) for p in job.policies) and has_credentials()
     db = LeagueDB(job.calls_to[0]) if job.calls_to and claude else None
     ledger: RemoteLedger | SharedLedger | None = None
     on_call = None
     if claude and job.ledger_at is not None:  # a local worker process: the driver keeps both
         remote = ledger = RemoteLedger(job.ledger_at, (job.pairing, job.idx))
-        on_call = lambda job, usage: remote.record(usage)  # noqa: E731
+        on_call = lambda key, usage: remote.record(usage)  # noqa: E731
     elif db is not None and job.calls_to is not None:
         league = job.calls_to[1]
-        on_call = lambda job, usage: db.add_call(league, job.pairing, job.idx, usage)  # noqa: E731
+        on_call = lambda key, usage: db.add_call(league, key.pairing, key.idx, usage)  # noqa: E731
         if job.budget is not None:
             ledger = SharedLedger(db, league, job.budget)
     client = (
@@ -164,7 +156,7 @@ async def _play_with_own_client(
             db.close()
 
 
-async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisode:
+async def play_async(job: EpisodeJob, shared: Shared) -> Played:
     """One episode through the async runner with the run's shared client: its row,
     or a void record when it cannot finish cleanly (never a scored fallback)."""
     spec = {"game": job.game, **(job.settings or {})}
@@ -181,7 +173,7 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
         clock=job.clock,
         out=job.out,
         client=cast(ClaudeClient, batch) if batch else shared.client,
-        on_usage=(lambda usage: on_call(job, usage)) if on_call else None,
+        on_usage=(lambda usage: on_call(job.key, usage)) if on_call else None,
         openings=job.openings,
         entropy=batch.entropy if batch else None,
     )
@@ -207,10 +199,6 @@ async def play_async(job: EpisodeJob, shared: Shared) -> EpisodeRow | VoidEpisod
     return row_from_results(job, results, started)
 
 
-#: The void cause of an episode whose files could not be written (the league stops).
-DISK = "disk"
-
-
 def void_of(
     job: EpisodeJob, episode: Episode, cause: str, detail: str, started: str
 ) -> VoidEpisode:
@@ -229,11 +217,7 @@ def void_job(
     """The void record of `job`, finished now (without an episode object: one whose
     worker process ended reports nothing of its own)."""
     return VoidEpisode(
-        pairing=job.pairing,
-        idx=job.idx,
-        game=job.game,
-        seed=job.seed,
-        seats=job.seats,
+        job.key,
         cause=cause,
         detail=detail,
         plies=plies,
@@ -252,12 +236,8 @@ def row_from_results(job: EpisodeJob, results: dict[str, Any], started: str) -> 
         for d, u in zip(results.get("decisions") or [{} for _ in seats], usage, strict=True)
     )
     return EpisodeRow(
-        pairing=job.pairing,
-        idx=job.idx,
-        game=job.game,
+        job.key,
         played=results.get("game", job.game),
-        seed=job.seed,
-        seats=seats,
         score=tuple(float(x) for x in results["score"]),
         reason=results["reason"],
         ending=results["ending"],

@@ -20,19 +20,20 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..prices import Price, batch_price, price_of, usage_of
+from ..usage import Usage
 from .batch_requests import (
     ERROR_CAUSES,
     Request,
     RoundStatus,
     answer_of,
-    batch_price,
     request_params,
     split,
     worst_columns,
     worst_of,
 )
 from .budget import BudgetExhausted, worst_case
-from .claude import Answer, Price, Usage, price_of, usage_of
+from .claude import Answer
 from .infra import InfraFailure, InfraPolicy, classify, retry_after
 from .policy import ClaudePolicy
 

@@ -9,7 +9,9 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .claude import Answer, Price, Usage, usage_of
+from ..prices import Price, usage_of
+from ..usage import Usage
+from .claude import Answer
 from .policy import ClaudePolicy
 
 if TYPE_CHECKING:
@@ -32,16 +34,6 @@ ERROR_CAUSES = {
     "timeout_error": ("http-504", True),
     "overloaded_error": ("http-529", True),
 }
-
-
-def batch_price(p: Price) -> Price:
-    """The batch rate: half of every row, cache multipliers kept."""
-    return Price(
-        p.input / 2,
-        p.output / 2,
-        None if p.cache_read is None else p.cache_read / 2,
-        None if p.long is None else (p.long[0], batch_price(p.long[1])),
-    )
 
 
 def request_params(policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]) -> dict:

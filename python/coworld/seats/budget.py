@@ -12,7 +12,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .claude import Usage, price_of
+from ..prices import price_of
+from ..usage import Usage
 from .policy import ClaudePolicy
 
 #: Bytes of prompt per input token, from below: real prompts run 3-4 bytes a token,

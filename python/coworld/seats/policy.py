@@ -170,7 +170,7 @@ def _load_file(path: Path) -> ClaudePolicy:
             "(it is sent with every call)",
             "prompt",
         )
-    from .claude import check_price
+    from ..prices import check_price
 
     check_price(model, price, f"{path}: ")
     return ClaudePolicy(

@@ -1,62 +1,30 @@
-"""Where a league's work runs: the `Backend` protocol and the local backend.
-The Ray backend (`ray_backend.py`) is the other implementation."""
+"""The local backend: this machine. Scripted chunks run one after another in the
+batch simulator (each uses every thread); episodes run as tasks of one event
+loop in a thread of its own, sharing the run's client, except those with a
+Python seat, which compute: each runs in a worker process (`processes.py`),
+whose calls reserve and record through the driver (`driver_ledger.py`)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import multiprocessing
 import os
 import queue
-import signal
-import sys
 import threading
-import time
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
-from multiprocessing.connection import Connection
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from ..errors import ConfigError
-from ..seats.claude import ClaudeClient
-from ..seats.python_policy import PythonPolicy
-from ..seats.time_limit import HUNG_EXIT, end_hung_decisions_with
-from . import work
+from ...seats.claude import ClaudeClient
+from .. import work
+from ..records import Chunk, Played
+from ..work import ChunkJob, EpisodeJob, Shared
 from .driver_ledger import LedgerService
-from .storage import Chunk, EpisodeRow, VoidEpisode, now
-from .work import ChunkJob, EpisodeJob, Shared
+from .processes import children_ignore_ctrl_c, ctrl_c_sets_flags, play_alone, quiet_worker
 
 T = TypeVar("T")
-Played = EpisodeRow | VoidEpisode
-
-
-class Backend(Protocol):
-    #: True when episodes use `Shared` (one client, each call's usage recorded at once).
-    shares: bool
-    #: True when each answered call's usage reaches the database as it returns
-    #: (through `Shared.on_call`, or `Shared.calls_to` from worker processes).
-    records_calls: bool
-    #: Set when Ctrl-C stopped `map_episodes` early.
-    interrupted: bool
-
-    def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
-        """Run scripted chunks; yield each as it finishes (any order)."""
-        ...
-
-    def map_episodes(
-        self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
-    ) -> Iterator[Played]:
-        """Run episodes, at most `concurrency` at once, pulling jobs lazily (so the
-        caller can stop dispatching); yield each row (or void record) as it finishes.
-        `shared` holds the run's client and call recorder where the backend can share
-        them (`shares` says whether it does)."""
-        ...
-
-    def close(self) -> None:
-        """Release the backend's loop and clients."""
-        ...
 
 
 class LocalBackend:
@@ -77,10 +45,15 @@ class LocalBackend:
         #: before it began).
         self._in_loop: dict[Future[Played], EpisodeJob] = {}
         self.shares = True
-        self.records_calls = True
+        self.in_driver = True
         self.interrupted = False
         #: A second Ctrl-C: episodes in flight are cancelled (worker processes ended).
         self.cancelled = False
+
+    @classmethod
+    def start(cls, address: str | None = None, threads: int | None = None) -> LocalBackend:
+        """This machine (`address` names no other; the simulator takes every thread)."""
+        return cls()
 
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
         for job in jobs:
@@ -91,7 +64,7 @@ class LocalBackend:
     ) -> Iterator[Played]:
         """Ctrl-C stops dispatching at once and lets the episodes in flight finish;
         a second Ctrl-C cancels them (each comes back void, `interrupted`). While
-        episodes play, Ctrl-C only sets flags (`_ctrl_c_sets_flags`): it cannot
+        episodes play, Ctrl-C only sets flags (`ctrl_c_sets_flags`): it cannot
         land in the caller's storing of a result or its progress bar."""
         if shared.client is not None:
             self._clients.add(shared.client)
@@ -101,7 +74,7 @@ class LocalBackend:
         done: queue.SimpleQueue[Future[Played] | None] = queue.SimpleQueue()
         pending: set[Future[Played]] = set()
         source = iter(jobs)
-        with _ctrl_c_sets_flags(lambda: self._ctrl_c(done)):
+        with ctrl_c_sets_flags(lambda: self._ctrl_c(done)):
             while True:
                 try:
                     while not self.interrupted and len(pending) < concurrency:
@@ -145,7 +118,7 @@ class LocalBackend:
             if self._ledger is None:
                 self._ledger = LedgerService(shared.client.ledger, shared.on_call)
             job = replace(job, ledger_at=self._ledger.address)
-            self._ledger.track(job)
+            self._ledger.track(job.key)
         for _ in range(2):
             if self._processes is None:
                 spawn = multiprocessing.get_context("spawn")  # never fork a threaded driver
@@ -155,7 +128,7 @@ class LocalBackend:
                 )
             pool = self._processes
             try:
-                with _children_ignore_ctrl_c():  # the pool starts its workers on submit
+                with children_ignore_ctrl_c():  # the pool starts its workers on submit
                     future = pool.submit(work.play_episode, job)
             except BrokenProcessPool:  # a worker died since: the next pool takes the job
                 self._drop_pool(pool)
@@ -187,7 +160,7 @@ class LocalBackend:
             return play_alone(job)
         finally:
             if job is not None and self._ledger is not None:
-                self._ledger.release(job)
+                self._ledger.release(job.key)
 
     def _drop_pool(self, pool: ProcessPoolExecutor) -> None:
         if pool is self._processes:
@@ -234,134 +207,4 @@ class LocalBackend:
         self._loop = None
 
 
-def play_alone(job: EpisodeJob) -> Played:
-    """`job` in a new process of its own: its row, or a void record naming the
-    episode's Python policies when the process ends before it answers."""
-    spawn = multiprocessing.get_context("spawn")
-    receive, send = spawn.Pipe(duplex=False)
-    process = spawn.Process(target=_play_and_send, args=(job, send), name="coworld-alone")
-    started = now()
-    with _children_ignore_ctrl_c():
-        process.start()
-    send.close()  # the child's end: recv sees EOF when the child is gone
-    try:
-        answer = receive.recv()
-    except EOFError:
-        answer = None
-    except BaseException:  # Ctrl-C: the process ignores it (quiet_worker), so end it
-        process.terminate()
-        raise
-    finally:
-        receive.close()
-        process.join()
-    if isinstance(answer, BaseException):
-        raise answer  # the episode's own error (a config error), as from the pool
-    if answer is not None:
-        return answer
-    how = exit_status(process.exitcode)
-    detail = worker_died(job, how, "also when played alone", process.exitcode)
-    return work.void_job(job, WORKER_DIED, detail, started)
-
-
-#: The void cause of an episode whose worker process ended before it answered.
-WORKER_DIED = "worker-died"
-
-
-def worker_died(job: EpisodeJob, how: str, again: str, exitcode: int | None = 0) -> str:
-    """Which policy ended its worker process, and how, in one line."""
-    files = [p.path or p.name for p in job.policies if isinstance(p, PythonPolicy)]
-    who = {0: "the worker process", 1: f"policy {files[0]}"}.get(
-        len(files), f"one of the policies {', '.join(files)}"
-    )
-    if exitcode == HUNG_EXIT and files:  # the watchdog ended it (time_limit._Watchdog)
-        return (
-            f"{who} did not return after being interrupted at its time limit (its worker "
-            f"process was ended) in {job.pairing} episode {job.idx}, {again}"
-        )
-    if files:
-        who += " ended its worker process"
-    return f"{who} ({how}) in {job.pairing} episode {job.idx}, {again}"
-
-
-def exit_status(exitcode: int | None) -> str:
-    """A process's end in words: its exit code, or the signal that killed it."""
-    if exitcode is None or exitcode >= 0:
-        return f"exit code {exitcode}; os._exit or a crash"
-    try:
-        return f"killed by {signal.Signals(-exitcode).name}"
-    except ValueError:
-        return f"killed by signal {-exitcode}"
-
-
-def quiet_worker() -> None:
-    """A worker process's standard output and error go nowhere (Python's `sys.stdout`
-    and `sys.stderr`): a policy's `print` or `logging` would write over the league's
-    progress bar, once per decision (Ray's workers are not shown either; `coworld
-    play` shows both). The worker's own errors travel back to the driver as
-    exceptions or void records. A decision that hangs past its interrupt ends the
-    process with `HUNG_EXIT`, which the stop line names."""
-    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the process's life)
-    end_hung_decisions_with(HUNG_EXIT)
-    # A terminal's Ctrl-C reaches the whole process group: the driver decides
-    # (the first lets episodes in flight finish, the second ends this process).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_exit_with_the_driver, args=(os.getppid(),), daemon=True).start()
-
-
-@contextlib.contextmanager
-def _ctrl_c_sets_flags(on_ctrl_c: Callable[[], None]) -> Iterator[None]:
-    """Inside, Ctrl-C calls `on_ctrl_c` instead of raising KeyboardInterrupt
-    wherever it lands (main thread only: the others cannot set handlers; there
-    the interrupt stays an exception, which the caller catches)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: on_ctrl_c())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@contextlib.contextmanager
-def _children_ignore_ctrl_c() -> Iterator[None]:
-    """Processes started inside inherit an ignored SIGINT (kept across exec), so a
-    terminal's Ctrl-C while they import (numpy, scipy) prints no traceback of theirs;
-    the driver's own handler is back at once (main thread only: the others cannot
-    set handlers, and start no workers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _exit_with_the_driver(driver: int) -> None:
-    """A driver killed with `kill -9` cannot end its workers: each ends itself once
-    it is orphaned (re-parented), instead of waiting for a job forever."""
-    while os.getppid() == driver:
-        time.sleep(1.0)
-    os._exit(1)
-
-
-def _play_and_send(job: EpisodeJob, send: Connection) -> None:
-    quiet_worker()
-    try:
-        answer: Any = work.play_episode(job)
-    except Exception as err:
-        answer = err
-    send.send(answer)
-    send.close()
-
-
-def make_backend(name: str, address: str | None = None, threads: int | None = None) -> Backend:
-    if name == "local":
-        return LocalBackend()
-    if name == "ray":
-        from .ray_backend import RayBackend
-
-        return RayBackend(address=address, threads=threads)
-    raise ConfigError(f"unknown backend {name!r}; backends: local, ray", "backend")
+BACKEND = LocalBackend

@@ -5,7 +5,7 @@ as the local backend. Ray is an optional extra (`pip install -e '.[cluster]'` in
 What Ray episodes share with the local backend's:
 - The budget. Each task reserves each call's worst case in the league database,
   against the calls every task has written and every reservation in flight
-  (`shared_budget.SharedLedger`), so the budget is overshot by no more than calls
+  (`the league database`), so the budget is overshot by no more than calls
   in flight cost beyond their worst case; the driver also reads the spend back
   before each dispatch and stops at the cap.
 - The circuit breaker (`ray_breaker`): one `CircuitBreaker` in an actor the
@@ -24,12 +24,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..errors import ConfigError
-from ..seats.infra import CircuitBreaker
+from ...errors import ConfigError
+from ...seats.infra import CircuitBreaker
+from ..records import WORKER_DIED, Chunk, Played, now
+from ..work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_job
 from . import ray_breaker
-from .backend import WORKER_DIED, worker_died
-from .storage import Chunk, EpisodeRow, VoidEpisode, now
-from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_job
+from .base import worker_died
 
 
 class RayBackend:
@@ -42,7 +42,7 @@ class RayBackend:
             ) from err
         self.ray = ray
         self.shares = False
-        self.records_calls = True  # each task writes its calls to the league database
+        self.in_driver = False
         self.interrupted = False
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -57,6 +57,11 @@ class RayBackend:
         self._actor: Any = None
         self._tasks_breaker: CircuitBreaker | None = None
 
+    @classmethod
+    def start(cls, address: str | None = None, threads: int | None = None) -> RayBackend:
+        """Join the cluster at `address` (None: start one on this machine)."""
+        return cls(address, threads)
+
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
         pending = [self._chunk.remote(replace(job, threads=self.threads)) for job in jobs]
         while pending:
@@ -65,7 +70,7 @@ class RayBackend:
 
     def map_episodes(
         self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
-    ) -> Iterator[EpisodeRow | VoidEpisode]:
+    ) -> Iterator[Played]:
         """Each task builds (and closes) its own client and writes each answered
         call's usage to the league database (`shared.calls_to`) as it returns, so
         the calls of a killed task are counted; the database must be on a file
@@ -88,12 +93,12 @@ class RayBackend:
         if self._breaker is not None and self._actor is not None:
             self._breaker.refresh()  # the report's pauses: the last one's end too
 
-    def _outcome(self, ref: Any, job: EpisodeJob, started: str) -> EpisodeRow | VoidEpisode:
+    def _outcome(self, ref: Any, job: EpisodeJob, started: str) -> Played:
         """The task's row, or a void record when its worker process ended, also on
         Ray's retry (a Python policy calling `os._exit`, a crash, a kill, or a
         decision that did not return after its time limit: Ray does not say which)."""
         try:
-            result: EpisodeRow | VoidEpisode = self.ray.get(ref)
+            result: Played = self.ray.get(ref)
         except self.ray.exceptions.WorkerCrashedError:
             how = (
                 "a Ray worker; Ray does not report why: os._exit, a crash, a kill, or a "
@@ -128,3 +133,6 @@ class RayBackend:
             self._breaker.shared = None
         self.ray.kill(self._actor)
         self._actor = None
+
+
+BACKEND = RayBackend

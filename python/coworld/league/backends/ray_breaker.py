@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..seats.infra import CircuitBreaker, InfraFailure, InfraPolicy, Pause
+from ...seats.infra import CircuitBreaker, InfraFailure, InfraPolicy, Pause
 
 
 class BreakerActor:

@@ -17,13 +17,11 @@ import threading
 from collections.abc import Callable
 from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Connection, Listener
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..seats.budget import Budget, BudgetExhausted
-from ..seats.claude import Usage
-
-if TYPE_CHECKING:
-    from .work import EpisodeJob
+from ...seats.budget import Budget, BudgetExhausted
+from ...usage import Usage
+from ..records import EpisodeKey
 
 #: (address, authentication key) of a driver's ledger service.
 Address = tuple[str, bytes]
@@ -35,31 +33,31 @@ class LedgerService:
     """Serves `ledger` and `on_call` to worker processes, one thread per connection."""
 
     def __init__(
-        self, ledger: Budget | None, on_call: Callable[[EpisodeJob, Usage], None] | None
+        self, ledger: Budget | None, on_call: Callable[[EpisodeKey, Usage], None] | None
     ) -> None:
         self.ledger = ledger
         self.on_call = on_call
         key = secrets.token_bytes(32)
         self._listener = Listener(authkey=key)
         self.address: Address = (str(self._listener.address), key)
-        self._jobs: dict[Key, EpisodeJob] = {}
+        self._episodes: dict[Key, EpisodeKey] = {}
         self._held: dict[Key, list[Usage]] = {}
         self._lock = threading.Lock()
         self._closed = False
         threading.Thread(target=self._accept, name="coworld-ledger", daemon=True).start()
 
-    def track(self, job: EpisodeJob) -> None:
-        """`job` is about to run in a worker process."""
+    def track(self, episode: EpisodeKey) -> None:
+        """`episode` is about to run in a worker process."""
         with self._lock:
-            self._jobs[(job.pairing, job.idx)] = job
+            self._episodes[(episode.pairing, episode.idx)] = episode
 
-    def release(self, job: EpisodeJob) -> None:
-        """`job` ended: release any reservation it still holds (a process that died
+    def release(self, episode: EpisodeKey) -> None:
+        """`episode` ended: release any reservation it still holds (a process that died
         mid-call never settled it; the call's answer, if any, was never reported)."""
-        key = (job.pairing, job.idx)
+        key = (episode.pairing, episode.idx)
         with self._lock:
             held = self._held.pop(key, [])
-            self._jobs.pop(key, None)
+            self._episodes.pop(key, None)
         if self.ledger is not None:
             for worst in held:
                 self.ledger.settle(worst, None)
@@ -103,9 +101,9 @@ class LedgerService:
                 self.ledger.settle(worst, actual)
         elif what == "call":
             (usage,) = args
-            job = self._jobs.get(key)
-            if job is not None and self.on_call is not None:
-                self.on_call(job, usage)
+            episode = self._episodes.get(key)
+            if episode is not None and self.on_call is not None:
+                self.on_call(episode, usage)
         return True
 
     def close(self) -> None:

@@ -134,22 +134,23 @@ def run(args: argparse.Namespace) -> None:
         samples: list[tuple[int, bool]] = []  # (calls in flight, jobs still queued)
         done = threading.Event()
         queue = {"left": True}
-        jobs = league._jobs
+        jobs = league.engine._jobs
 
         def counted(*a: object) -> Iterator[object]:
             queue["left"] = True
             yield from jobs(*a)  # type: ignore[arg-type]
             queue["left"] = False
 
-        league._jobs = counted  # type: ignore[method-assign,assignment]
+        league.engine._jobs = counted  # type: ignore[method-assign,assignment]
 
         def sample() -> None:  # calls in flight, every 10 ms, once calls started
             while not done.wait(0.01):
-                if league.ledger is not None and (samples or league.ledger.in_flight):
-                    samples.append((league.ledger.in_flight, queue["left"]))
+                ledger = league.session.ledger
+                if ledger is not None and (samples or ledger.in_flight):
+                    samples.append((ledger.in_flight, queue["left"]))
 
         measured: dict[str, float] = {}
-        play = league._run_claude
+        play = league.engine._play_runner
 
         def timed(*a: object) -> int:  # the Claude phase only (not imports, plots)
             before, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
@@ -162,7 +163,7 @@ def run(args: argparse.Namespace) -> None:
                 measured["wall"] = time.perf_counter() - wall
                 done.set()
 
-        league._run_claude = timed  # type: ignore[method-assign]
+        league.engine._play_runner = timed  # type: ignore[method-assign]
         opening = {"cpu": 0.0, "files": 0}
         open_outputs = Episode._open_outputs
 

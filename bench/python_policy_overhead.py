@@ -26,14 +26,15 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from coworld.episode import play
 from coworld.league.config import load_league
+from coworld.league.engine import Step
+from coworld.league.progress import Advance, quiet
 from coworld.league.runner import LeagueRun
+from coworld.league.schedule import Pairing
 from coworld.league.storage import LeagueDB
 
 UNIFORM = (
@@ -82,25 +83,15 @@ class TimedRun(LeagueRun):
         super().__init__(*args, **kwargs)
         self.stored: list[float] = []
 
-    def _progress(self, total: int | None, already: int) -> AbstractContextManager[Any]:
-        inner = super()._progress(total, already)
+    def play(self, db: LeagueDB, schedule: list[Pairing], advance: Advance = quiet) -> Step:
         stored = self.stored
 
-        class Timed:
-            def __enter__(self) -> Callable[..., None]:
-                advance = inner.__enter__()
+        def timed(episodes: int, *args: Any, batch: bool = False, **kw: Any) -> None:
+            if not batch:
+                stored.extend([time.monotonic()] * episodes)
+            advance(episodes, *args, batch=batch, **kw)
 
-                def timed(episodes: int, *args: Any, batch: bool = False, **kw: Any) -> None:
-                    if not batch:
-                        stored.extend([time.monotonic()] * episodes)
-                    advance(episodes, *args, batch=batch, **kw)
-
-                return timed
-
-            def __exit__(self, *exc: object) -> None:
-                inner.__exit__(*exc)
-
-        return Timed()
+        return super().play(db, schedule, timed)
 
 
 def league_rate(tmp: Path, name: str, policies: list[str], episodes: int) -> dict[str, float]:

@@ -97,7 +97,7 @@ def adaptive(tmp_path: Path, **fields):
 def test_the_start_up_check_runs_once_per_run_not_once_per_round(tmp_path, api):
     run = LeagueRun(adaptive(tmp_path), progress=False, infra=FAST)
     rounds: list[object] = []
-    run._show_round = rounds.append  # type: ignore[method-assign]
+    run.on_round = rounds.append
     run.run()
     db = LeagueDB(run.config.database)
     try:
@@ -114,7 +114,7 @@ def test_after_an_outage_stops_the_league_adaptive_plays_no_more_rounds(tmp_path
     )
     run = LeagueRun(adaptive(tmp_path, infra_patience=0.5), progress=False, infra=patient)
     rounds: list[object] = []
-    run._show_round = rounds.append  # type: ignore[method-assign]
+    run.on_round = rounds.append
     report = run.run()
     assert report.stopped and "unavailable" in report.stopped
     assert rounds == []  # the first round stopped on the outage: no round after it

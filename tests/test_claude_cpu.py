@@ -86,13 +86,13 @@ def test_a_league_restores_the_garbage_collector_settings(tmp_path, api):  # noq
     before = gc.get_threshold()
     changed: list[tuple[int, int, int]] = []
     league = LeagueRun(league_file(tmp_path, episodes=1), infra=FAST, progress=False)
-    play = league._play_passes
+    play = league.engine._play_passes
 
     def during(*args: object) -> int:
         changed.append(gc.get_threshold())
         return play(*args)  # type: ignore[arg-type]
 
-    league._play_passes = during  # type: ignore[method-assign]
+    league.engine._play_passes = during  # type: ignore[method-assign]
     league.run()
     assert changed and changed[0][0] > before[0]
     assert gc.get_threshold() == before

@@ -14,11 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from coworld.league.backends.local import LocalBackend
 
 from coworld.calls import expand_calls
 from coworld.cli import main as cli
 from coworld.league import LeagueDB, LeagueRun, parse_league, standings, work
+from coworld.league.backends.local import LocalBackend
 from coworld.league.ranking import reliability
 from coworld.seats.infra import InfraPolicy
 
@@ -484,21 +484,17 @@ def test_a_cut_replay_is_not_shown_as_live(tmp_path):
 
 
 def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
-    from coworld.league.records import EpisodeRow
     from rich.console import Console
 
     from coworld.cli import _reliability_table
+    from coworld.league.records import EpisodeKey, EpisodeRow
 
     origins = {"model": 9990, "retry": 7, "fallback": 3, "retried:unparseable": 8}
     origins |= {"retried:illegal": 2, "fallback:illegal": 3}
     rows = [
         EpisodeRow(
-            "p",
-            0,
+            EpisodeKey("p", 0, "hex", 1, ("a-long-policy-name", "tactician")),
             "hex",
-            "hex",
-            1,
-            ("a-long-policy-name", "tactician"),
             (1.0, -1.0),
             "complete",
             "line",
@@ -539,7 +535,7 @@ def test_episodes_in_other_processes_reserve_each_call_in_the_database(tmp_path,
         tmp_path, policies=["random", "p.md"], episodes=6, budget={"max_tokens": 6000}
     )
     run = LeagueRun(config, progress=False, infra=FAST)
-    run.backend = _OwnClients()
+    run.engine.backend = run.session.backend = _OwnClients()
     report = run.run()
     db = LeagueDB(config.database)
     try:

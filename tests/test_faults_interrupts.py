@@ -16,6 +16,7 @@ import pytest
 
 from coworld.league import LeagueDB, load_league
 from coworld.league.runner import LeagueInterrupted, LeagueRun
+from coworld.league.scripted import replay_path
 
 from .test_faults import api, first_legal
 
@@ -65,7 +66,8 @@ def _check_nothing_lost(tmp_path: Path, path: Path, mock, presses: int) -> tuple
         recorded = {(tmp_path / r.replay).resolve() for r in rows if r.replay}
         keys = [(r.pairing, r.idx) for r in rows] + [(v.pairing, v.idx) for v in voids]
         assert len(keys) == len(set(keys))  # nothing twice
-        recorded |= {run._replay_path(run._pairings[v.pairing], v.idx).resolve() for v in voids}
+        pairings = {p.key: p for p in run.schedule}
+        recorded |= {replay_path(config, pairings[v.pairing], v.idx).resolve() for v in voids}
         began = {
             p.resolve()
             for p in (tmp_path / "t" / "replays").rglob("*.jsonl")
@@ -79,7 +81,7 @@ def _check_nothing_lost(tmp_path: Path, path: Path, mock, presses: int) -> tuple
         return len(rows), len(voids)
     finally:
         db.close()
-        run.backend.close()
+        run.close()
 
 
 @pytest.mark.parametrize("presses", [1, 2])

@@ -560,10 +560,10 @@ def test_a_league_fields_a_human_one_episode_at_a_time(tmp_path):
     league = threading.Thread(target=lambda: report.append(run.run()), daemon=True)
     league.start()
     until = time.monotonic() + 60
-    while run.humans is None and time.monotonic() < until:
+    while run.engine.humans is None and time.monotonic() < until:
         time.sleep(0.01)
-    assert run.humans is not None
-    base = run.humans.server.url
+    assert run.engine.humans is not None
+    base = run.engine.humans.server.url
     episodes_seen, most_at_once = set(), 0
     with httpx.Client(base_url=base) as http:
         page = http.get("/").text  # the league page, served while the league plays

@@ -19,7 +19,7 @@ import coworld
 from coworld.cli import main as cli
 from coworld.league import LeagueDB, LeagueRun, load_league, parse_league
 from coworld.league.ranking import Standing, compare, standings, summarize, t_quantile
-from coworld.league.records import EpisodeRow
+from coworld.league.records import EpisodeKey, EpisodeRow
 from coworld.league.schedule import build_schedule
 from coworld.league.scripted import missing_ranges
 
@@ -126,12 +126,8 @@ def test_summary_against_hand_computed_values():
 
 def row(game, seats, score, idx=0):
     return EpisodeRow(
-        pairing="/".join(seats),
-        idx=idx,
-        game=game,
+        EpisodeKey("/".join(seats), idx, game, idx + 1, tuple(seats)),
         played=game,
-        seed=idx + 1,
-        seats=tuple(seats),
         score=tuple(score),
         reason="complete",
         ending="line",

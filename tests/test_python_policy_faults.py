@@ -17,14 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
-from coworld.league.backends.local import LocalBackend
-from coworld.league.records import EpisodeRow, VoidEpisode
 
 from coworld.clock import Clock
 from coworld.episode import play
 from coworld.errors import ConfigError
+from coworld.league.backends.local import LocalBackend
 from coworld.league.config import load_league
 from coworld.league.ranking import reliability
+from coworld.league.records import EpisodeKey, EpisodeRow, VoidEpisode
 from coworld.league.runner import LeagueRun
 from coworld.league.storage import LeagueDB
 from coworld.league.work import EpisodeJob, Shared
@@ -96,7 +96,13 @@ def test_the_feed_annotates_only_retries_and_fallbacks(tmp_path, monkeypatch, ca
 def rows(*decisions: tuple[dict, dict]) -> list[EpisodeRow]:
     return [
         EpisodeRow(
-            "p", i, "hex", "hex", 1, ("py", "tactician"), (1.0, -1.0), "x", "y", 9, decisions=d
+            EpisodeKey("p", i, "hex", 1, ("py", "tactician")),
+            "hex",
+            (1.0, -1.0),
+            "x",
+            "y",
+            9,
+            decisions=d,
         )
         for i, d in enumerate(decisions)
     ]
@@ -335,8 +341,8 @@ def test_episodes_caught_in_a_broken_pool_are_played_again_alone(tmp_path):
     slow_good = load_policy(bot(tmp_path, "patient", patient))
     random = load_policy("random")
     jobs = [
-        EpisodeJob("a", 0, "connect-four", (slow_good, random), 5, Clock()),
-        EpisodeJob("b", 0, "connect-four", (killer, random), 5, Clock()),
+        EpisodeJob(key("a", (slow_good, random)), (slow_good, random), Clock()),
+        EpisodeJob(key("b", (killer, random)), (killer, random), Clock()),
     ]
     backend = LocalBackend()
     try:
@@ -636,9 +642,8 @@ def test_a_league_discards_a_policys_stderr_not_its_workers_errors(tmp_path, cap
     err = capfd.readouterr().err
     assert "to stderr" not in err and "logged" not in err
     # an error of the worker itself still reaches the driver, as an exception
-    broken = EpisodeJob(
-        "x", 0, "no-such-game", (load_policy(noisy), load_policy("random")), 1, Clock()
-    )
+    seats = (load_policy(noisy), load_policy("random"))
+    broken = EpisodeJob(key("x", seats, game="no-such-game", seed=1), seats, Clock())
     backend = LocalBackend()
     try:
         with pytest.raises(ConfigError, match="no-such-game"):
@@ -859,3 +864,8 @@ def test_ctrl_c_swallowed_by_a_bare_except_still_stops_play(tmp_path):
     out, _ = process.communicate(timeout=30)
     assert process.returncode == 130, out
     assert "interrupted" in out and "Traceback" not in out
+
+
+def key(pairing: str, seats: tuple, game: str = "connect-four", seed: int = 5) -> EpisodeKey:
+    """Episode 0 of `pairing` with these seats."""
+    return EpisodeKey(pairing, 0, game, seed, tuple(p.name for p in seats))

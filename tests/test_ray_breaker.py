@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from coworld.league.backends.ray_breaker import BreakerActor
 from rich.console import Console
 
 from coworld.league import LeagueDB, LeagueRun, parse_league
+from coworld.league.backends.ray_breaker import BreakerActor
 from coworld.seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
 
 from .conftest import first_column
@@ -102,14 +102,14 @@ class Outage:
 def timed_dispatch(run: LeagueRun) -> list[float]:
     """The time.time() of each episode the run dispatches (pulls from its queue)."""
     times: list[float] = []
-    jobs = run._jobs
+    jobs = run.engine._jobs
 
     def timed(queue, db):
         for job in jobs(queue, db):
             times.append(time.time())
             yield job
 
-    run._jobs = timed  # type: ignore[method-assign]
+    run.engine._jobs = timed  # type: ignore[method-assign]
     return times
 
 
@@ -288,5 +288,7 @@ def test_a_killed_ray_run_leaves_no_open_breaker(
     ray_script(first_column)
     run = LeagueRun(config, backend="ray", infra=POLICY, progress=False)
     report = run.run()
-    assert report.pauses == [] and run.breaker is not None and run.breaker.probes == 0
+    assert (
+        report.pauses == [] and run.session.breaker is not None and run.session.breaker.probes == 0
+    )
     assert report.missing == 0 and not report.voided

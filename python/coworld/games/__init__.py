@@ -6,44 +6,32 @@ module and everything else only read it.
 
 from __future__ import annotations
 
-import copy
 import importlib
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from .. import _core
 from ..errors import ConfigError
 from .base import PerfectInformationReducer, Reducer
+from .catalog import FAMILIES, GAMES, ROTATION, catalog, entry, of_family
 from .family import FamilyModule
 
-_CATALOG: dict[str, Any] = _core.catalog()
+if TYPE_CHECKING:  # mypy checks every family module against the protocol
+    from . import fog, gauntlet, hanabi
 
-GAMES: tuple[str, ...] = tuple(_CATALOG["order"])
+    _FAMILIES: tuple[FamilyModule, ...] = (fog, gauntlet, hanabi)
 
-#: The family module of each game id (`fog`, `gauntlet`, `hanabi`).
-FAMILIES: dict[str, str] = {g: e["family"] for g, e in _CATALOG["games"].items()}
-
-#: What `rotate` draws from, in the rotation order.
-ROTATION: tuple[str, ...] = tuple(_CATALOG["rotation"])
-
-
-def catalog() -> dict[str, dict[str, Any]]:
-    """Per game id: family, seats (min, max, default), settings keys, baselines (with
-    their parameter keys), endings, score range, ply cap, hidden information, port or
-    original variant, rotation membership (and, for `rotate`, the rotation order)."""
-    return copy.deepcopy(_CATALOG["games"])
-
-
-def entry(game_id: str) -> dict[str, Any]:
-    """The catalogue entry of one game id (a copy)."""
-    if game_id not in FAMILIES:
-        raise ConfigError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}", "game")
-    return copy.deepcopy(_CATALOG["games"][game_id])
-
-
-def of_family(family: str) -> tuple[str, ...]:
-    """The ids of one family, in catalogue order."""
-    return tuple(g for g in GAMES if FAMILIES[g] == family)
+__all__ = [
+    "FAMILIES",
+    "GAMES",
+    "ROTATION",
+    "FamilyModule",
+    "Reducer",
+    "catalog",
+    "entry",
+    "family_module",
+    "game",
+    "of_family",
+]
 
 
 def family_module(game_id: str) -> FamilyModule:

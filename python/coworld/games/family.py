@@ -4,7 +4,7 @@ seat reads, the reader of its reply, its fallback baseline and its feed line."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..seats.jsonreply import JsonPolicy
 from ..seats.reply import Reply
@@ -51,9 +51,3 @@ class FamilyModule(Protocol):
     ) -> str:
         """The spectator feed's line for one ply."""
         ...
-
-
-if TYPE_CHECKING:  # mypy checks every family module against the protocol
-    from . import fog, gauntlet, hanabi
-
-    _FAMILIES: tuple[FamilyModule, ...] = (fog, gauntlet, hanabi)

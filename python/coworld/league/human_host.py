@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 
-from ..seats.human import HumanPolicy, HumanTable
+from ..seats.human import HumanPolicy, HumanTable, SeatedEpisode
 
 if TYPE_CHECKING:
-    from ..episode import Episode
     from ..seats.policy import Policy
     from ..viewer import ViewerServer
 
@@ -44,7 +43,7 @@ class HumanHost:
         """`policy` with this league's table if it is a human seat."""
         return replace(policy, table=self.table) if isinstance(policy, HumanPolicy) else policy
 
-    def _announce(self, episode: Episode, tokens: dict[int, str]) -> None:
+    def _announce(self, episode: SeatedEpisode, tokens: dict[int, str]) -> None:
         for seat, token in sorted(tokens.items()):
             self.console.print(
                 escape(f"{episode.state.resolved_game} seed {episode.seed}: seat {seat} ")

@@ -22,13 +22,22 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..errors import CoworldError
 from .reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
 
-if TYPE_CHECKING:
-    from ..episode import Episode
+
+class SeatedEpisode(Protocol):
+    """What a human seat's table reads of the episode it sits in (`episode.Episode`)."""
+
+    seed: int
+    policies: list[Any]
+    state: Any
+    aliases: list[str]
+    notes: list[str]
+    family: Any
+
 
 #: The policy name that fields a human seat (`-s human`, a league's `human`).
 HUMAN = "human"
@@ -71,7 +80,7 @@ class Refused(Exception):
 
 
 def seat_payload(
-    episode: Episode | None, state: Any, seat: int, your_turn: bool, notes: str = ""
+    episode: SeatedEpisode | None, state: Any, seat: int, your_turn: bool, notes: str = ""
 ) -> dict[str, Any]:
     """What seat `seat` may read in `state`: its `view_for`, its legal moves and the
     observation text on its turn. Built only from the seat's own view (the leak
@@ -115,16 +124,16 @@ class HumanTable:
         #: Seconds a person has per move; None: no clock.
         self.timeout = timeout
         self.tokens: dict[str, int] = {}
-        self.episode: Episode | None = None
+        self.episode: SeatedEpisode | None = None
         self._lock = threading.Lock()
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Future[Reply]]] = {}
         self._rejected: dict[int, int] = {}
         #: Seats whose page has read the final position.
         self.saw_end: set[int] = set()
         #: Hears each episode's links as they are dealt (a league prints them).
-        self.on_attach: Callable[[Episode, dict[int, str]], None] | None = None
+        self.on_attach: Callable[[SeatedEpisode, dict[int, str]], None] | None = None
 
-    def attach(self, episode: Episode) -> dict[int, str]:
+    def attach(self, episode: SeatedEpisode) -> dict[int, str]:
         """Deal a fresh token to each human seat of `episode`: {seat: token}."""
         with self._lock:
             self.episode = episode

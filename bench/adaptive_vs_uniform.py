@@ -26,9 +26,9 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from coworld.league.records import Block
 
 from coworld.league.adaptive import GROWTH, MAX_ROUNDS, assess, plan_round
+from coworld.league.records import Block
 from coworld.league.stats import order_confidence
 
 FIRST = 10  # seed pairs per pairing in the first round
@@ -122,7 +122,7 @@ def run_league(
 def truth(game: str, pairs: int) -> None:
     """The dial's order from a large uniform league: Bradley-Terry over `pairs` seed
     pairs of every pairing, with 95% bootstrap intervals."""
-    from coworld.league.stats import ratings
+    from coworld.league.bradley_terry import ratings
 
     names, play, game = dial(game, 2026)
     blocks = []

@@ -27,7 +27,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from coworld.league.stats import PENTA, SprtBounds, elo_to_score, gsprt_llr
+from coworld.league.sprt import PENTA, SprtBounds, elo_to_score, gsprt_llr
 
 TRUE_ELO = (-30.0, -20.0, -15.0, -10.0, -5.0, 0.0, 5.0, 10.0, 20.0)
 ELO0, ELO1, ALPHA, BETA = -10.0, 0.0, 0.05, 0.05

@@ -13,7 +13,7 @@ import pytest
 from coworld.cli import main as cli
 from coworld.league import LeagueDB
 from coworld.league.gate import GateConfig, candidate_counts, run_gate
-from coworld.league.stats import gsprt_llr
+from coworld.league.sprt import gsprt_llr
 from coworld.seats.policy import load_policy
 
 

@@ -10,19 +10,13 @@ import math
 
 import numpy as np
 import pytest
-from coworld.league.records import Block
 
 from coworld.cli import main as cli
 from coworld.league import LeagueDB, LeagueRun, parse_league
+from coworld.league.bradley_terry import PRIOR_NOTE, bt_refit, ratings, unrated
 from coworld.league.ranking import export, head_to_head, standings
-from coworld.league.stats import (
-    PRIOR_NOTE,
-    bt_refit,
-    head_to_head_game,
-    head_to_head_units,
-    ratings,
-    unrated,
-)
+from coworld.league.records import Block
+from coworld.league.stats import head_to_head_game, head_to_head_units
 
 
 def duel(game, a, b, scores_ab, scores_ba):

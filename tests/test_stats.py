@@ -7,22 +7,12 @@ import math
 
 import numpy as np
 import pytest
-from coworld.league.records import Block
 
+from coworld.league.bradley_terry import bt_fit, bt_ratings, bt_refit, ratings
 from coworld.league.ranking import standings
-from coworld.league.stats import (
-    ELO,
-    SprtBounds,
-    bt_fit,
-    bt_ratings,
-    bt_refit,
-    cluster_se,
-    elo_to_score,
-    gsprt_llr,
-    head_to_head_units,
-    pentanomial,
-    ratings,
-)
+from coworld.league.records import Block
+from coworld.league.sprt import SprtBounds, elo_to_score, gsprt_llr, pentanomial
+from coworld.league.stats import ELO, cluster_se, head_to_head_units
 
 
 def duel(game, a, b, scores_ab, scores_ba, start=0):

@@ -205,10 +205,10 @@ def _print_standings(
     database: str | Path, league: str | None = None, *, partial: bool = False
 ) -> None:
     from .league import LeagueDB, standings
+    from .league.bradley_terry import ratings, unrated
     from .league.engine import CUT_CAUSES
     from .league.flags import alike_pairings, standing_flags, warnings
     from .league.ranking import reliability
-    from .league.stats import ratings, unrated
 
     db = LeagueDB.open_existing(database)
     try:

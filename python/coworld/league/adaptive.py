@@ -29,19 +29,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..games import FAMILIES
+from .bradley_terry import bt_bootstrap
 from .config import LeagueConfig
 from .engine import Step
 from .records import Block
 from .schedule import Pairing
-from .stats import (
-    ELO,
-    Bootstrap,
-    PairData,
-    bt_bootstrap,
-    head_to_head_units,
-    mean_bootstrap,
-    order_confidence,
-)
+from .stats import ELO, Bootstrap, PairData, head_to_head_units, mean_bootstrap, order_confidence
 from .storage import LeagueDB
 
 MAX_ROUNDS = 64

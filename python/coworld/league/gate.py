@@ -51,7 +51,8 @@ from .engine import Step
 from .records import Block
 from .runner import LeagueRun
 from .schedule import Pairing, build_schedule
-from .stats import PENTA, SprtBounds, gsprt_llr, head_to_head_units, penta_elo, pentanomial
+from .sprt import PENTA, SprtBounds, gsprt_llr, penta_elo, pentanomial
+from .stats import head_to_head_units
 from .storage import LeagueDB
 
 VERDICTS: dict[int, str] = {

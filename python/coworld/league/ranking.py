@@ -41,6 +41,7 @@ import numpy as np
 
 from ..games import entry
 from ..schemas import STANDINGS as STANDINGS_SCHEMA
+from .bradley_terry import ratings, unrated
 from .records import Block, EpisodeRow
 from .stats import (
     Rating,
@@ -49,8 +50,6 @@ from .stats import (
     cluster_se,
     clustered_samples,
     head_to_head_block,
-    ratings,
-    unrated,
 )
 from .storage import group_rows
 

@@ -97,9 +97,9 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
         return JSONResponse(_core.catalog())
 
     async def league(request: Request) -> JSONResponse:
+        from ..league.bradley_terry import ratings
         from ..league.flags import standing_flags, warnings
         from ..league.ranking import _clean, head_to_head, reliability, standings
-        from ..league.stats import ratings
 
         name, blocks, listed = _league(site)
         alike = _alike(site, name)

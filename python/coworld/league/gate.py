@@ -46,6 +46,7 @@ from ..games import FAMILIES
 from ..seats.infra import DEFAULT_PATIENCE_SECONDS
 from ..seats.policy import Policy
 from ..usage import Usage
+from .build_gate import NONA, Recorded, load_recorded, recorded_outcomes
 from .config import LeagueConfig
 from .engine import Step
 from .records import Block
@@ -62,20 +63,6 @@ VERDICTS: dict[int, str] = {
     ExitCode.INFRASTRUCTURE: "stopped by infrastructure",
     ExitCode.BUDGET: "stopped by the budget",
 }
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """REFERENCE as another engine build recorded it: `policy`'s seed pairs against the
-    anchor in the latest league of the league database `database`."""
-
-    database: Path
-    policy: str
-
-
-#: A build gate's outcome per seed: (1 + x - y) / 2 for the candidate's and the recorded
-#: reference's mean points x, y against the anchor on that seed: 0, 1/8, .., 1.
-NONA = np.linspace(0.0, 1.0, 9)
 
 
 @dataclass(frozen=True)
@@ -241,105 +228,6 @@ def replayed_one_game(db: LeagueDB, league: str, below: int) -> str | None:
     )
 
 
-def recorded_outcomes(
-    blocks: list[Block], config: GateConfig, reference: list[Block], below: int
-) -> tuple[np.ndarray, int]:
-    """A build gate's counts over NONA for seeds below `below` that both the candidate
-    (here) and the recorded reference (there) completed, and the episodes played here."""
-    anchor = config.reference.name
-    assert config.recorded is not None
-
-    def points(bs: list[Block], policy: str) -> dict[tuple[str, int], float]:
-        kept = [
-            Block(b.game, b.seats, b.score[b.index < below], index=b.index[b.index < below])
-            for b in bs
-            if b.index is not None and set(b.seats) == {policy, anchor}
-        ]
-        out = {}
-        for p in head_to_head_units(kept):
-            mine = (p.points if p.a == policy else p.games - p.points) / 2
-            assert p.index is not None
-            for i, x, g in zip(p.index, mine, p.games, strict=True):
-                if g == 2:
-                    out[(p.game, int(i))] = float(x)
-        return out
-
-    here = points(blocks, config.candidate.name)
-    there = points(reference, config.recorded.policy)
-    counts = np.zeros(NONA.size)
-    for key, x in here.items():
-        if key in there:
-            counts[int(round((1 + x - there[key]) * 4))] += 1
-    played = sum(int((b.index < below).sum()) for b in blocks if b.index is not None)
-    return counts, played
-
-
-def _load_recorded(config: GateConfig) -> tuple[list[Block], int, int, int | None]:
-    """The recorded league's blocks, its seed, the seed pairs it holds per game (the
-    fewest over the games) and its openings; refuses one whose episodes used other
-    seeds."""
-    from .. import _core
-    from .schedule import game_seed
-
-    assert config.recorded is not None
-    db = LeagueDB.open_existing(config.recorded.database)
-    try:
-        names = db.leagues()
-        if not names:
-            raise ConfigError(f"{config.recorded.database} holds no league", "reference")
-        league = names[-1]
-        seed = int(db.config(league).get("seed", 1))
-        openings = _openings_of(db.config(league))
-        chunks = db.chunks(league)
-        rows = db.runner_rows(league)
-        blocks = db.blocks(league)
-    finally:
-        db.close()
-    pair = {config.recorded.policy, config.reference.name}
-    held = []
-    for game in config.games:
-        base = game_seed(seed, game)
-        found: dict[tuple[str, ...], set[int]] = {}
-        recorded = [
-            (c.seats, c.start + i, int(s))
-            for c in chunks
-            if c.game == game
-            for i, s in enumerate(c.seed)
-        ]
-        recorded += [(r.seats, r.idx, r.seed) for r in rows if r.game == game]
-        for seats, idx, s in recorded:
-            if set(seats) != pair or len(seats) != 2:
-                continue
-            if s != _core.episode_seed(base, idx):
-                raise ConfigError(
-                    f"{config.recorded.database}: {game} episode {idx} of {'/'.join(seats)} "
-                    f"used seed {s}, not this build's {_core.episode_seed(base, idx)}; a build "
-                    "gate needs both builds on the same seeds",
-                    "reference",
-                )
-            found.setdefault(tuple(seats), set()).add(idx)
-        both = set.intersection(*found.values()) if len(found) == 2 else set()
-        n = 0
-        while n in both:
-            n += 1
-        if n == 0:
-            raise ConfigError(
-                f"{config.recorded.database} (league {league!r}) holds no seed pair of "
-                f"{config.recorded.policy!r} against {config.reference.name!r} on {game}",
-                "reference",
-            )
-        held.append(n)
-    return blocks, seed, min(held), openings
-
-
-def _openings_of(stored: dict[str, Any]) -> int | None:
-    """A stored league's openings as a GateConfig takes them: 0 when it played none,
-    its one count, or None (each game's default) when they differ by game."""
-    by_game = stored.get("openings") or {}
-    counts = set(by_game.values())
-    return 0 if not counts else counts.pop() if len(counts) == 1 else None
-
-
 def run_gate(
     config: GateConfig,
     *,
@@ -352,7 +240,9 @@ def run_gate(
     cap_pairs = config.max_episodes // (2 * len(config.games))  # 2 episodes per seed pair
     scores = PENTA
     if config.recorded is not None:
-        recorded, seed, held, openings = _load_recorded(config)
+        recorded, seed, held, openings = load_recorded(
+            config.recorded, config.reference.name, config.games
+        )
         # the recorded league's seeds, and its openings unless told otherwise
         chosen = openings if config.openings is None else config.openings
         config = replace(config, seed=seed, openings=chosen)
@@ -445,7 +335,11 @@ class _Trial:
     def _step(self, k: int, target: int) -> GateStep:
         blocks = self.db.blocks(self.config.name)
         if self.config.recorded is not None:
-            counts, episodes = recorded_outcomes(blocks, self.config, self.recorded, target)
+            c = self.config
+            assert c.recorded is not None
+            counts, episodes = recorded_outcomes(
+                blocks, c.candidate.name, c.reference.name, c.recorded, self.recorded, target
+            )
         else:
             counts, episodes = candidate_counts(blocks, self.config.candidate.name, target)
         llr = gsprt_llr(counts, self.config.elo0, self.config.elo1, self.scores)

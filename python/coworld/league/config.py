@@ -135,6 +135,11 @@ class LeagueConfig:
     def hanabi_seats(self) -> int:
         return int((self.settings_for("hanabi") or {})["seats"])
 
+    @property
+    def capped(self) -> bool:
+        """Whether the league has a budget (of tokens, dollars or both)."""
+        return self.max_tokens is not None or self.max_cost_usd is not None
+
     def describe(self) -> dict[str, Any]:
         """The config as stored with the league (policy files by name and digest)."""
         return {

@@ -8,7 +8,7 @@ of Claude."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rich.console import Console
 
@@ -82,7 +82,11 @@ class ClaudeSession:
         unavailable, not once the budget cannot cover another call, and near the
         cap not before the episodes in flight finish (this pass ends; the next
         takes it up)."""
-        if not self._wait_while_paused() or self.halted:
+        if self.breaker is not None:
+            self.gave_up = self.gave_up or outlasted_pause(
+                self.breaker, self.infra.patience_seconds, lambda: self.backend.interrupted
+            )
+        if self.halted:
             return False
         if self._budget_exhausted(db):
             self.budget_stopped = True
@@ -151,8 +155,8 @@ class ClaudeSession:
             before = db.usage(name)
         self.ledger = Ledger(c.max_tokens, c.max_cost_usd, spent=before)
         self.spent_before = before
-        if self._capped and before.calls:
-            self.console.print(self._budget_line(before))
+        if c.capped and before.calls:
+            self.console.print(budget_line(c, before))
         self.breaker = CircuitBreaker(self.infra)
         client = ClaudeClient(
             timeout=c.clock.llm_timeout_seconds,
@@ -193,27 +197,9 @@ class ClaudeSession:
             client,
             on_call,
             calls_to=(str(db.path.resolve()), name),
-            budget=(c.max_tokens, c.max_cost_usd) if self._capped else None,
+            budget=(c.max_tokens, c.max_cost_usd) if c.capped else None,
             batch=batch,
         )
-
-    @property
-    def _capped(self) -> bool:
-        return self.config.max_tokens is not None or self.config.max_cost_usd is not None
-
-    def _budget_line(self, spent: Usage) -> str:
-        c, parts = self.config, []
-        if c.max_tokens is not None:
-            parts.append(
-                f"{c.max_tokens:,} tokens ({spent.tokens:,} spent, "
-                f"{max(0, c.max_tokens - spent.tokens):,} remain)"
-            )
-        if c.max_cost_usd is not None:
-            parts.append(
-                f"${c.max_cost_usd:.2f} ({spent.cost_usd:.2f} spent, "
-                f"{max(0.0, c.max_cost_usd - spent.cost_usd):.2f} remain)"
-            )
-        return f"resuming league {c.name}: budget " + " and ".join(parts)
 
     # ---- gating ---------------------------------------------------------------
 
@@ -237,16 +223,33 @@ class ClaudeSession:
             self.admission.know(p.key, *episode_bounds(self.config, p))
         return self.admission.in_flight == 0 or self.admission.admits(p.key)
 
-    def _wait_while_paused(self) -> bool:
-        """Hold dispatching while the API is unavailable. With no call left to probe
-        it, let one episode through (its first call is the probe). False: the pause
-        outlasted the patience, and the league stops (a rerun resumes it)."""
-        b = self.breaker
-        while b is not None and (pause := b.paused) is not None and not self.backend.interrupted:
-            if time.time() - pause.since > self.infra.patience_seconds:
-                self.gave_up = pause
-                return False
-            if b.waiting == 0:
-                return True
-            time.sleep(0.02)
-        return True
+
+def budget_line(c: LeagueConfig, spent: Usage) -> str:
+    """The budget a resumed league starts with: its caps, spent and what remains."""
+    parts = []
+    if c.max_tokens is not None:
+        parts.append(
+            f"{c.max_tokens:,} tokens ({spent.tokens:,} spent, "
+            f"{max(0, c.max_tokens - spent.tokens):,} remain)"
+        )
+    if c.max_cost_usd is not None:
+        parts.append(
+            f"${c.max_cost_usd:.2f} ({spent.cost_usd:.2f} spent, "
+            f"{max(0.0, c.max_cost_usd - spent.cost_usd):.2f} remain)"
+        )
+    return f"resuming league {c.name}: budget " + " and ".join(parts)
+
+
+def outlasted_pause(
+    breaker: CircuitBreaker, patience: float, interrupted: Callable[[], bool]
+) -> Pause | None:
+    """Hold dispatching while the API is unavailable. With no call left to probe it,
+    let one episode through (its first call is the probe). The pause, when it
+    outlasted the patience: the league stops (a rerun resumes it)."""
+    while (pause := breaker.paused) is not None and not interrupted():
+        if time.time() - pause.since > patience:
+            return pause
+        if breaker.waiting == 0:
+            return None
+        time.sleep(0.02)
+    return None

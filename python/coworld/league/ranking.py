@@ -42,6 +42,7 @@ import numpy as np
 from ..games import entry
 from ..schemas import STANDINGS as STANDINGS_SCHEMA
 from .bradley_terry import ratings, unrated
+from .reader import group_rows
 from .records import Block, EpisodeRow
 from .stats import (
     Rating,
@@ -51,7 +52,6 @@ from .stats import (
     clustered_samples,
     head_to_head_block,
 )
-from .storage import group_rows
 
 OVERALL = "overall"
 

@@ -336,9 +336,9 @@ def test_a_round_shrinks_to_what_the_budget_has_left(tmp_path):
         worst = Usage(input_tokens=10, cost_usd=0.1, calls=1)
         asked = [Request("e", i, 0, {}, price, worst, 0.0, loop.create_future()) for i in range(4)]
         client.queue = list(asked)
-        assert [r.call for r in client._take_round()] == [0, 1]  # 0.2 of 0.25
+        assert [r.call for r in client.take_round()] == [0, 1]  # 0.2 of 0.25
         assert client.queue == asked[2:]
-        assert client._take_round() == [] and client.queue == []
+        assert client.take_round() == [] and client.queue == []
         for r in asked[2:]:
             assert isinstance(r.future.exception(), BudgetExhausted)
         store.close()

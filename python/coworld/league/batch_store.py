@@ -11,16 +11,14 @@ unread instead of submitting its requests again.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ..seats.batch_requests import Sent
 from ..usage import Usage
 from .records import now
 from .storage import SCHEMA as LEAGUE_SCHEMA
@@ -45,29 +43,6 @@ CREATE TABLE IF NOT EXISTS batch_requests (
 );
 CREATE INDEX IF NOT EXISTS batch_requests_call ON batch_requests (tag, call);
 """
-
-
-@dataclass(frozen=True)
-class Sent:
-    """One request as submitted: where its answer goes and what it reserved."""
-
-    custom_id: str
-    tag: str
-    call: int
-    attempt: int
-    digest: str
-    worst_tokens: int
-    worst_cost: float
-
-
-def custom_id(tag: str, call: int, attempt: int) -> str:
-    """The request's id in its batch: the episode's tag, the call's number in the
-    episode, the attempt (a re-queued request is a new attempt)."""
-    return f"{tag}-{call}-{attempt}"
-
-
-def digest(params: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:32]
 
 
 class BatchStore:

@@ -5,17 +5,16 @@ a succeeded result."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..prices import Price, usage_of
 from ..usage import Usage
 from .claude import Answer
 from .policy import ClaudePolicy
-
-if TYPE_CHECKING:
-    from ..league.batch_store import Sent
 
 #: The API's limits on one batch (requests, and bytes with some room for the envelope).
 MAX_REQUESTS = 100_000
@@ -70,7 +69,7 @@ class Request:
 
     @property
     def custom_id(self) -> str:
-        return f"{self.tag}-{self.call}-{self.attempt}"
+        return custom_id(self.tag, self.call, self.attempt)
 
 
 @dataclass
@@ -129,3 +128,47 @@ def answer_of(message: dict[str, Any], price: Price, latency: float, waited: flo
         extra={"thinking": "\n".join(thinking)} if thinking else {},
         waited=waited,
     )
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One request as submitted: where its answer goes and what it reserved."""
+
+    custom_id: str
+    tag: str
+    call: int
+    attempt: int
+    digest: str
+    worst_tokens: int
+    worst_cost: float
+
+
+def custom_id(tag: str, call: int, attempt: int) -> str:
+    """The request's id in its batch: the episode's tag, the call's number in the
+    episode, the attempt (a re-queued request is a new attempt)."""
+    return f"{tag}-{call}-{attempt}"
+
+
+def digest(params: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:32]
+
+
+class RoundStore(Protocol):
+    """Where batch mode keeps its episodes, batches, requests and results, so that
+    nothing is paid twice (the league's `BatchStore`)."""
+
+    def last_round(self) -> int: ...
+
+    def episode(self, pairing: str, idx: int, entropy: str) -> tuple[str, str]: ...
+
+    def episode_of(self, tag: str) -> tuple[str, int]: ...
+
+    def history(self, tag: str, call: int) -> list[tuple[str, int, str | None, str | None]]: ...
+
+    def unread(self) -> list[tuple[str, int, list[Sent]]]: ...
+
+    def add_batch(self, batch_id: str, round_no: int, sent: Iterable[Sent]) -> None: ...
+
+    def add_results(self, rows: list[tuple[str, str, str | None, Usage | None]]) -> None: ...
+
+    def collected(self, batch_id: str) -> None: ...

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import ConfigError
 from .base import PerfectInformationReducer, Reducer
-from .catalog import FAMILIES, GAMES, ROTATION, catalog, entry, of_family
+from .catalogue import FAMILIES, GAMES, ROTATION, catalog, entry, of_family
 from .family import FamilyModule
 
 if TYPE_CHECKING:  # mypy checks every family module against the protocol

@@ -18,7 +18,7 @@ from ..errors import IllegalMove, ReplyRejected
 from ..seats.jsonreply import JsonPolicy, extract_json_object
 from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
 from .base import Reducer, State
-from .catalog import of_family
+from .catalogue import of_family
 
 #: The baseline that plays a fog seat whose reply cannot be used (docs/failures.md).
 FALLBACK = "probe"

@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import IllegalMove, ReplyRejected
 from ..seats.jsonreply import JsonPolicy, extract_json_object
 from ..seats.reply import NOTES_LIMIT, SAY_LIMIT, Reply, truncate
-from .catalog import ROTATION
+from .catalogue import ROTATION
 
 #: The baseline that plays a seat whose reply cannot be used twice running.
 FALLBACK = "tactician"

@@ -409,7 +409,8 @@ def _read_guess(value: Any, state: Any, dropped: list[str]) -> tuple[str, ...]:
     if not (isinstance(value, list | tuple) and all(isinstance(g, str) for g in value)):
         dropped.append("guess: not a list of cell names")
         return ()
-    from ..games.fog import _guess, canonical_guess
+    from ..games.fog import bounded_guess as _guess
+    from ..games.fog import canonical_guess
 
     size = int(state.view_for(state.active_seat)["size"])
     cells, rejected = canonical_guess(_guess(list(value), size * size), size)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
+import re
 import shutil
 import threading
 import time
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from coworld import _core
 from coworld.clock import Clock
 from coworld.episode import Episode
 from coworld.viewer import ViewerServer, create_app
@@ -328,3 +331,69 @@ def test_recon_hex_5_is_labelled_and_its_revelations_are_in_the_feed(browser, se
     stones = ", ".join(record["identity"]["stones"]) or "none"
     assert line.strip().startswith(f"revealed to red: sense at {record['where']}: stones {stones}")
     page.close()
+
+
+# ---- game facts come from the catalogue -------------------------------------
+
+
+def test_the_eval_bar_reads_its_scale_from_the_catalogue(browser, server, replays):
+    """For every game the bar's scale is the catalogue's `standingScale` (no bar where
+    it is null), and the bar's fill is red's share on that scale."""
+    catalogue = _core.catalog()["games"]
+    page = browser.new_page()
+    for game in FAMILY_REPLAYS:
+        plies = [e for e in events(replays / f"{game}.jsonl") if e["type"] == "ply"]
+        view = plies[0]["view"]
+        page.goto(f"{server.url}/episode?path={game}.jsonl&step=1")
+        page.wait_for_selector("#feed div.current")
+        scale = catalogue[game]["standingScale"]
+        assert (scale is not None) == ("standing" in view), game
+        if scale is None:
+            assert not page.is_visible("#evalwrap"), game
+            continue
+        assert page.get_attribute("#evalbar", "data-scale") == str(scale), game
+        red = 0.5 + 0.5 * math.tanh((view["standing"][0] - view["standing"][1]) / scale)
+        assert page.get_attribute("#evalbar", "data-red") == f"{red:.3f}", game
+    page.close()
+
+
+def test_no_viewer_script_holds_a_game_fact():
+    """The served scripts name no game to map it to a value or to branch on it: scales,
+    seat names, notation and card faces are read from /api/catalog. (A renderer per
+    board, `Boards.hex(svg, view)`, is drawing, not a fact.)"""
+    client = TestClient(create_app(None))
+    families = {e["family"] for e in _core.catalog()["games"].values()}  # `hanabi` is both
+    ids = "|".join(re.escape(g) for g in _core.GAMES if g not in families)
+    keyed = re.compile(rf"[\"']?\b({ids})\b[\"']?\s*:\s*\S")  # {"hex": 20, ...}
+    compared = re.compile(rf"[!=]==?\s*[\"']({ids})[\"']|[\"']({ids})[\"']\s*[!=]==?")
+    for script in ("boards.js", "app.js", "seat.js", "inspector.js", "observation.js"):
+        text = client.get(f"/static/{script}").text
+        assert "EVAL_SCALE" not in text and "HANABI_RANKS" not in text, script
+        for n, line in enumerate(text.splitlines(), 1):
+            code = line.split("// ")[0]  # comments may name games
+            assert not keyed.search(code) and not compared.search(code), f"{script}:{n}: {line}"
+    assert client.get("/api/catalog").json() == json.loads(json.dumps(_core.catalog()))
+
+
+def test_two_seat_hanabi_is_a_shared_score_with_numbered_seats(browser, tmp_path):
+    """Whether seats have colours and share one score is the catalogue's word, not a
+    guess from the seat count: two-seat Hanabi is still cooperative and unnamed."""
+    out = tmp_path / "hanabi2.jsonl"
+    spec = {"game": "hanabi", "seats": 2}
+    runner = threading.Thread(
+        target=lambda: asyncio.run(
+            Episode(spec, ["conventions", "cautious"], seed=3, out=out).run()
+        )
+    )
+    runner.start()
+    runner.join()
+    results = events(out)[-1]["results"]
+    with ViewerServer(tmp_path) as s:
+        page = browser.new_page()
+        page.goto(f"{s.url}/episode?path=hanabi2.jsonl&step=1")
+        page.wait_for_selector("#feed div.current")
+        seats = page.inner_text("#seats")
+        assert "seat 0" in seats and "seat 1" in seats and "plays" not in seats
+        page.keyboard.press("End")
+        assert f"Shared score {results['score'][0]}" in page.inner_text("#endcard")
+        page.close()

@@ -81,7 +81,7 @@ def ansi(state: _core.State) -> str:
 
         lines = [board_text(view)]
     elif family == "fog":
-        from .games.fog import _board_lines
+        from .games.fog import board_lines
 
         stones = view["stones"]
         picture = {
@@ -89,11 +89,11 @@ def ansi(state: _core.State) -> str:
             "ownStones": [c for c, s in stones.items() if s == 0],
             "provenStones": [c for c, s in stones.items() if s == 1],
         }
-        lines = [*_board_lines(picture, 0), "X = seat 0, O = seat 1, . = empty"]
+        lines = [*board_lines(picture, 0), "X = seat 0, O = seat 1, . = empty"]
     else:
-        from .games.hanabi import _header, _table
+        from .games.hanabi import status_lines, table_lines
 
-        lines = [*_header(view), *_table(view)]
+        lines = [*status_lines(view), *table_lines(view)]
         for seat, hand in enumerate(view["hands"]):
             lines.append(f"seat {seat}: " + ", ".join(card["card"] for card in hand))
     results: dict[str, Any] | None = state.results

@@ -51,14 +51,14 @@ def _check_config(path: Path) -> list[str]:
 def _document(path: Path, text: str) -> dict[str, Any]:
     """The league's TOML, or the policy's front matter with its prompt as `prompt`."""
     from .errors import ConfigError
-    from .seats.policy import _split_front_matter
+    from .seats.policy import split_front_matter
 
     if path.suffix == ".toml":
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"not valid TOML: {err}", "policy") from err
-    meta, body = _split_front_matter(text, path)
+    meta, body = split_front_matter(text, path)
     return {**meta, "prompt": body.strip()}
 
 

@@ -386,7 +386,7 @@ class Episode:
                 self._observe(s)
 
     def _new_revelations(self, view: Any) -> list[Any]:
-        """The RFC-003 revelation records this ply added to the full view's list
+        """The revelation records (the SDK's shape) this ply added to the full view's list
         (any family that keeps one), for the feed and the replay."""
         records = view.get("revelations") if isinstance(view, Mapping) else None
         if not isinstance(records, list):

@@ -24,6 +24,16 @@ impl Seats {
     };
 }
 
+/// The names of a two-seat game's seats: their colours, seat 0 first.
+pub const TWO_SEAT_NAMES: &[&str] = &["red", "blue"];
+
+/// The faces of a card game's cards: the colours, and ranks 1 to `ranks`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CardFaces {
+    pub colours: &'static [&'static str],
+    pub ranks: u8,
+}
+
 /// Where a game comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -85,6 +95,23 @@ pub struct Entry {
     pub origin: Origin,
     /// What `rotate` draws from, in order (empty for every other game).
     pub rotation: &'static [&'static str],
+    /// The seats' names in seat order ([`TWO_SEAT_NAMES`]); empty where seats are
+    /// only numbered (Hanabi).
+    pub seat_names: &'static [&'static str],
+    /// True when every seat gets the same score (Hanabi's shared fireworks).
+    pub cooperative: bool,
+    /// What its board holds, as a count of it is worded: `stones`, `pieces`, `pawns`,
+    /// `cards` (None for `rotate`, which is whichever game it draws).
+    pub pieces: Option<&'static str>,
+    /// How a move is written: `cell` (`c3`), `file` (`d`), `from-to` (`b2-c3`),
+    /// `cell-or-wall` (`e2`, `e3h`), `sense+cell` (`b2+c3`) or `card-action`
+    /// (`play 1`, `hint 2 rank 3`); None for `rotate`.
+    pub notation: Option<&'static str>,
+    /// The `standing` gap that reads as a clear edge: the viewer's eval bar is 88%
+    /// full at it (tanh of 1). None where the game keeps no `standing`.
+    pub standing_scale: Option<u32>,
+    /// Its card faces (Hanabi); None for board games.
+    pub cards: Option<CardFaces>,
 }
 
 impl Entry {
@@ -110,6 +137,15 @@ impl Entry {
             "inRotation": in_rotation,
             "rotation": self.rotation,
             "openings": self.openings(),
+            "seatNames": self.seat_names,
+            "cooperative": self.cooperative,
+            "pieces": self.pieces,
+            "notation": self.notation,
+            "standingScale": self.standing_scale,
+            "cards": self.cards.map(|c| json!({
+                "colours": c.colours,
+                "ranks": (1..=c.ranks).collect::<Vec<_>>(),
+            })),
         })
     }
 
@@ -207,6 +243,25 @@ mod tests {
                 }
                 assert!(!s.is_terminal(), "{} seed {seed}", e.id);
             }
+        }
+    }
+
+    #[test]
+    fn what_a_viewer_reads_fits_each_game() {
+        for e in CATALOG.iter() {
+            let s = State::new(e.id, &Value::Null, 3).unwrap();
+            let drawn = !e.rotation.is_empty(); // rotate: whichever game the seed draws
+            let standing = s.view().get("standing").is_some();
+            assert_eq!(e.standing_scale.is_some(), standing && !drawn, "{}", e.id);
+            assert_eq!(
+                e.pieces.is_none() && e.notation.is_none(),
+                drawn,
+                "{}",
+                e.id
+            );
+            let named = if e.cooperative { 0 } else { s.num_seats() };
+            assert_eq!(e.seat_names.len(), named, "{}", e.id);
+            assert_eq!(e.cards.is_some(), e.family == "hanabi", "{}", e.id);
         }
     }
 

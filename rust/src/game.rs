@@ -191,7 +191,7 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// Everything, for spectators and replays.
     fn view(&self) -> Value;
-    /// What `seat` may see (RFC-003 `view_for`); perfect-information games return `view()`.
+    /// What `seat` may see (the SDK's `view_for`); perfect-information games return `view()`.
     fn view_for(&self, seat: Seat) -> Value {
         let _ = seat;
         self.view()

@@ -1,4 +1,4 @@
-"""Reducers over the Rust core: the RFC-003 face of every coworld game."""
+"""Reducers over the Rust core: the SDK face of every coworld game (docs/sdk.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ State = _core.State
 
 
 class Reducer:
-    """A coworld game as an RFC-003 `TurnReducer`.
+    """A coworld game as an SDK `TurnReducer`.
 
     States are immutable Rust objects: `apply` returns a new one. Every rule is
     asked of the core; this class only adapts the calling convention.
@@ -40,7 +40,7 @@ class Reducer:
         return State(self.id, config, int(seed))
 
     def apply(self, state: State, action: str | SubmittedAction) -> State:
-        """The state after `action` (a move string, or an RFC-003 `SubmittedAction`)."""
+        """The state after `action` (a move string, or an SDK `SubmittedAction`)."""
         if isinstance(action, SubmittedAction):
             if state.active_seat is not None and action.seat != state.active_seat:
                 # The refusal goes to the submitting seat: it names nothing of the

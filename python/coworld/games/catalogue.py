@@ -23,7 +23,9 @@ ROTATION: tuple[str, ...] = tuple(_CATALOG["rotation"])
 def catalog() -> dict[str, dict[str, Any]]:
     """Per game id: family, seats (min, max, default), settings keys, baselines (with
     their parameter keys), endings, score range, ply cap, hidden information, port or
-    original variant, rotation membership (and, for `rotate`, the rotation order)."""
+    original variant, rotation membership (and, for `rotate`, the rotation order), and
+    what a viewer draws by: `seatNames`, `cooperative`, `pieces`, `notation`,
+    `standingScale` and `cards` (docs/human-seats.md lists them)."""
     return copy.deepcopy(_CATALOG["games"])
 
 

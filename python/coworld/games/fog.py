@@ -2,7 +2,7 @@
 reply parser of phantom-ttt-3, dark-hex-4, dark-hex-5 and recon-hex-5.
 
 Every rule lives in the Rust core. This module only turns a seat's own view
-(`state.view_for(seat)`, RFC-003) into prompt text and a model's reply into a
+(`state.view_for(seat)`, the SDK's per-seat view) into prompt text and a model's reply into a
 move, asking the core's tolerant reader (`state.read_move`) to read the move.
 Nothing here ever reads the spectator view, so a prompt cannot leak what the
 seat has not learned.
@@ -30,7 +30,7 @@ FOG_GAMES: tuple[str, ...] = of_family("fog")
 
 
 class FogReducer(Reducer):
-    """A fog variant as an RFC-003 reducer: `view_for` is the seat's own view from the core."""
+    """A fog variant as an SDK reducer: `view_for` is the seat's own view from the core."""
 
     perfect_information = False
 
@@ -155,7 +155,7 @@ def _rules(game_id: str) -> str:
 RULES_TEXT: dict[str, str] = {g: _rules(g) for g in FOG_GAMES}
 
 
-def _board_lines(view: dict[str, Any], seat: int) -> list[str]:
+def board_lines(view: dict[str, Any], seat: int) -> list[str]:
     """The seat's own picture of the board: its stones and the opponent stones it has
     proven, in the seat colours (X seat 0, O seat 1); `.` is a cell it knows nothing of."""
     n = int(view["size"])
@@ -253,7 +253,7 @@ def observation_text(
         f"Your board (you are {mark}; shown: your stones and the opponent stones you have "
         "proven; . is a cell you know nothing of):",
     ]
-    parts += _board_lines(view, seat)
+    parts += board_lines(view, seat)
     if view.get("seenEmpty"):
         seen = ", ".join(f"{c} (attempt {p})" for c, p in view["seenEmpty"].items())
         parts += [f"Seen empty by your senses, with your attempt number: {seen}"]
@@ -300,7 +300,7 @@ def legal_text(state: State) -> str:
     return "\n".join(_legal_lines(state.view_for(seat)))
 
 
-def _guess(value: object, cells: int) -> tuple[str, ...]:
+def bounded_guess(value: object, cells: int) -> tuple[str, ...]:
     """Guessed cells as given (a list, or one string of cells), at most `cells` of them.
 
     The core drops anything that is not a cell on the board; guesses are never rejected.
@@ -315,7 +315,7 @@ def _guess(value: object, cells: int) -> tuple[str, ...]:
 
 
 def canonical_guess(raw: Sequence[str], size: int) -> tuple[tuple[str, ...], list[str]]:
-    """Guessed cells (already bounded by `_guess`) as the core counts them: each in its
+    """Guessed cells (already bounded by `bounded_guess`) as the core counts them: each in its
     canonical name (`A1`, ` b2 ` read as the core reads a cell), once; and what was
     left out, each with why (for a record)."""
     cells: list[str] = []
@@ -372,7 +372,7 @@ def parse_reply(text: str, state: State, seat: int, aliases: Sequence[str] = ())
         move=canonical,
         say=truncate(obj.get("say"), SAY_LIMIT),
         notes=truncate(obj.get("notes"), NOTES_LIMIT),
-        guess=canonical_guess(_guess(obj.get("guess"), size * size), size)[0],
+        guess=canonical_guess(bounded_guess(obj.get("guess"), size * size), size)[0],
     )
 
 

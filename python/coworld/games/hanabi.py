@@ -67,11 +67,11 @@ spectators only, never to your partners). Examples:
 
 
 class HanabiReducer(Reducer):
-    """Hanabi as an RFC-003 reducer: `view_for` shows a seat its own hand as
+    """Hanabi as an SDK reducer: `view_for` shows a seat its own hand as
     knowledge only and the deck as a count (see `zone_visibility`)."""
 
     def zone_visibility(self, zone: str, seat: int, seats: int) -> dict[str, dict[str, Any]]:
-        """RFC-003 `ZoneVisibilityPolicy` of a zone for `seat`: who sees which
+        """The SDK's `ZoneVisibilityPolicy` of a zone for `seat`: who sees which
         cards are in it (`identity`) and who sees their order (`order`).
 
         Zones: `deck`, `hand:<i>`, `fireworks`, `discard`."""
@@ -143,7 +143,8 @@ def _candidates(k: Mapping[str, Any]) -> str:
     return f"{len(cands)} candidate cards"
 
 
-def _header(v: Mapping[str, Any]) -> list[str]:
+def status_lines(v: Mapping[str, Any]) -> list[str]:
+    """The turn, score, tokens, fuses and deck of a view (and the endgame countdown)."""
     lines = [
         f"Turn {v['turn']} (turns count from 0; the game stops after {v['maxTurns']} turns)"
         f" | score {v['score']} | hint tokens {v['hintTokens']}/{v['maxHintTokens']}"
@@ -157,7 +158,8 @@ def _header(v: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _table(v: Mapping[str, Any]) -> list[str]:
+def table_lines(v: Mapping[str, Any]) -> list[str]:
+    """The fireworks and the discard pile of a view."""
     fw = ", ".join(f"{c} {v['fireworks'][c]}" for c in COLOURS)
     grouped = v.get("discardGrouped", {})
     pile = ", ".join(f"{card} x{n}" if n > 1 else card for card, n in grouped.items()) or "empty"
@@ -233,8 +235,8 @@ def observation_text(
     """What `seat` reads this turn, in a fixed order. Built from `state.view_for(seat)` only."""
     v = state.view_for(seat)
     sections = [
-        _header(v),
-        _table(v),
+        status_lines(v),
+        table_lines(v),
         _other_hands(v, seat, aliases),
         _own_hand(v, seat, aliases),
         _log(v, aliases),

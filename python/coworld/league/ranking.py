@@ -287,10 +287,10 @@ def export(
         "league": league,
         "episodes": sum(b.score.shape[0] for b in blocks),
         "standings": [
-            {**_clean(asdict(s)), "flags": flagged.get((s.policy, s.game), [])} for s in table
+            {**json_safe(asdict(s)), "flags": flagged.get((s.policy, s.game), [])} for s in table
         ],
         "warnings": warnings(blocks, alike),
-        "ratings": [_clean(asdict(r)) for r in rated],
+        "ratings": [json_safe(asdict(r)) for r in rated],
         "unrated": unrated(blocks),
         "headToHead": head_to_head(blocks),
         "reliability": reliability(blocks),
@@ -300,7 +300,7 @@ def export(
     return paths
 
 
-def _clean(d: dict[str, Any]) -> dict[str, Any]:
+def json_safe(d: dict[str, Any]) -> dict[str, Any]:
     """NaN (unknown) and +-inf (an open rating bound, said in its note) as JSON null."""
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
 

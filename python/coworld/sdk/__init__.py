@@ -1,4 +1,4 @@
-"""RFC-003 information partitions: the SDK contract every coworld game is built on.
+"""Information partitions: the SDK contract every coworld game is built on (docs/sdk.md).
 
 * protocol: `TurnReducer` (init, apply, view, optional view_for), `SubmittedAction`,
   `TurnView`, `defines_view_for`, `seat_view`.

@@ -1,4 +1,4 @@
-"""`AgentEnvironment`: one agent in one seat, the other seats scripted (RFC-003).
+"""`AgentEnvironment`: one agent in one seat, the other seats scripted.
 
 The agent observes exactly what its seat may see (`view_for(state, seat)`, or
 `view` for a perfect-information game), which is what makes it an honest
@@ -8,7 +8,7 @@ the single implicit seat of a one-seat game: it plays every turn and observes
 `view(state)`.
 
 Full multi-agent orchestration (several drivers, simultaneous intents) is out
-of scope here, as in the RFC.
+of scope: one agent, the other seats scripted.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .episode import (
     submit,
 )
 from .protocol import SubmittedAction, seat_view
-from .transcript import _action_record, _header, _outcome
+from .transcript import action_record, header_record, outcome_record
 
 
 class StepResult(NamedTuple):
@@ -105,7 +105,7 @@ class AgentEnvironment:
     @property
     def outcome(self) -> Any:
         """The results once the game is over, else None."""
-        return _outcome(self.reducer, self._current())
+        return outcome_record(self.reducer, self._current())
 
     @property
     def seat_outcome(self) -> Any:
@@ -127,14 +127,14 @@ class AgentEnvironment:
         """The verifiable `seat:<id>` transcript (a `full` one when `seat` is None)."""
         episode = self._require_episode()
         visibility = "full" if self.seat is None else f"seat:{self.seat}"
-        header = _header(self.reducer, episode, visibility, seed=True)
+        header = header_record(self.reducer, episode, visibility, seed=True)
         if self.seat is not None:
             header["seat"] = self.seat
         steps: list[dict[str, Any]] = []
         if 0 in self._observed:
             steps.append({"step": 0, "observation": self._observed[0]})
         for k, submitted in enumerate(episode.actions, start=1):
-            record = _action_record(k, submitted)
+            record = action_record(k, submitted)
             if k in self._observed:
                 record["observation"] = self._observed[k]
             steps.append(record)

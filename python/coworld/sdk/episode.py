@@ -38,7 +38,7 @@ def active_seat_of(reducer: Any, state: Any) -> Hashable | None:
                 return view[key]
     raise TypeError(
         "cannot tell whose turn it is: give the state an `active_seat` attribute or the "
-        "view an `active_seat` attribute or `activeSeat` key (RFC-001 TurnView.activeSeat)"
+        "view an `active_seat` attribute or `activeSeat` key"
     )
 
 

@@ -1,4 +1,4 @@
-"""Layout geometry (the RFC-002 layer RFC-003 composes): lines of sight and fields.
+"""Layout geometry, the layer board visibility is built from: lines of sight and fields.
 
 Cells are algebraic names ("c3": file c, rank 3; a1 is bottom-left) or
 (file, rank) index pairs; every function returns names, because boards in views

@@ -1,6 +1,6 @@
 """`assert_no_information_leak`: hidden state must not reach a seat's views.
 
-Rule (RFC-003): any state hidden from a seat under the policy must not
+The rule (docs/sdk.md): any state hidden from a seat under the policy must not
 influence any field of that seat's views, except through declared aggregates
 (counts). The check runs several episodes that differ ONLY in what the seat may
 not know and asserts that the seat's observation streams are bit-identical

@@ -1,7 +1,8 @@
-"""RFC-003 contract: the reducer protocol every game implements.
+"""The SDK contract (docs/sdk.md): the reducer protocol every game implements.
 
 Seats are any hashable, JSON-serialisable value: coworld's games number them
-0..n-1; RFC-003 writes them as strings. The SDK compares seats by equality only.
+0..n-1, other reducers may name them with strings. The SDK compares seats by
+equality only.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ Seat = Hashable
 
 @dataclass(frozen=True)
 class SubmittedAction:
-    """An action as a seat submitted it (RFC-003 `SubmittedAction`)."""
+    """An action as a seat submitted it: who, and what."""
 
     seat: Seat
     action: Any
@@ -24,7 +25,7 @@ class SubmittedAction:
 
 @runtime_checkable
 class TurnView(Protocol):
-    """What a view exposes about turn order (RFC-001 `TurnView.activeSeat`)."""
+    """What a view exposes about turn order: whose turn it is (`activeSeat` in JSON)."""
 
     @property
     def active_seat(self) -> Seat | None: ...

@@ -1,4 +1,4 @@
-"""The standard record of hidden information becoming visible (RFC-003 open question 1).
+"""The standard record of hidden information becoming visible.
 
 A played card, a stone found by a collision or a sense: whenever something
 hidden becomes visible to more seats, a product appends one revelation record

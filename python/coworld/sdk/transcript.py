@@ -56,7 +56,8 @@ class TranscriptMismatch(CoworldError, AssertionError):
         self.path = path
 
 
-def _header(reducer: Any, episode: Episode, visibility: str, seed: bool) -> dict[str, Any]:
+def header_record(reducer: Any, episode: Episode, visibility: str, seed: bool) -> dict[str, Any]:
+    """A transcript's header: format, visibility, game, level and (`seed`) the seed."""
     header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "visibility": visibility}
     game = getattr(reducer, "id", None)
     if isinstance(game, str):
@@ -84,7 +85,8 @@ def recorded_seed(episode: Episode) -> int:
     return own if isinstance(own, int) and not isinstance(own, bool) else episode.seed
 
 
-def _action_record(step: int, submitted: SubmittedAction) -> dict[str, Any]:
+def action_record(step: int, submitted: SubmittedAction) -> dict[str, Any]:
+    """One step's record: which seat submitted which action."""
     return {"step": step, "seat": submitted.seat, "action": submitted.action}
 
 
@@ -94,14 +96,14 @@ def full_transcript(reducer: Any, episode: Episode, *, observations: bool = True
     if observations:
         steps.append({"step": 0, "observation": reducer.view(episode.states[0])})
     for k, submitted in enumerate(episode.actions, start=1):
-        record = _action_record(k, submitted)
+        record = action_record(k, submitted)
         if observations:
             record["observation"] = reducer.view(episode.states[k])
         steps.append(record)
     return {
-        "header": _header(reducer, episode, "full", seed=True),
+        "header": header_record(reducer, episode, "full", seed=True),
         "steps": steps,
-        "outcome": _outcome(reducer, episode.final),
+        "outcome": outcome_record(reducer, episode.final),
     }
 
 
@@ -121,7 +123,7 @@ def seat_transcript(
     """
     if verifiable:
         return _verifiable_seat_transcript(reducer, episode, seat)
-    header = _header(reducer, episode, f"seat:{seat}", seed=False)
+    header = header_record(reducer, episode, f"seat:{seat}", seed=False)
     header["seat"] = seat
     first = seat_view(reducer, episode.states[0], seat)
     steps: list[dict[str, Any]] = [{"step": 0, "observation": first}]
@@ -147,19 +149,20 @@ def seat_transcript(
 
 
 def _verifiable_seat_transcript(reducer: Any, episode: Episode, seat: Hashable) -> dict:
-    header = _header(reducer, episode, f"seat:{seat}", seed=True)
+    header = header_record(reducer, episode, f"seat:{seat}", seed=True)
     header["seat"] = seat
     steps: list[dict[str, Any]] = [
         {"step": 0, "observation": seat_view(reducer, episode.states[0], seat)}
     ]
     for k, submitted in enumerate(episode.actions, start=1):
-        record = _action_record(k, submitted)
+        record = action_record(k, submitted)
         record["observation"] = seat_view(reducer, episode.states[k], seat)
         steps.append(record)
-    return {"header": header, "steps": steps, "outcome": _outcome(reducer, episode.final)}
+    return {"header": header, "steps": steps, "outcome": outcome_record(reducer, episode.final)}
 
 
-def _outcome(reducer: Any, state: Any) -> Any:
+def outcome_record(reducer: Any, state: Any) -> Any:
+    """The results of a finished episode, None while it runs."""
     return results_of(reducer, state) if is_terminal_of(reducer, state) else None
 
 
@@ -279,7 +282,7 @@ def _check_observation(record: dict, actual: Any, k: int) -> None:
 def _check_outcome(reducer: Any, transcript: dict, state: Any, steps: int) -> None:
     if "outcome" not in transcript:
         return
-    actual = _outcome(reducer, state)
+    actual = outcome_record(reducer, state)
     if canonical_json(transcript["outcome"]) == canonical_json(actual):
         return
     path, recorded, simulated = first_difference(transcript["outcome"], actual)  # type: ignore[misc]

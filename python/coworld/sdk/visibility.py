@@ -1,4 +1,4 @@
-"""The visibility algebra and the standard per-seat redactions (RFC-003).
+"""The visibility algebra and the standard per-seat redactions (docs/sdk.md).
 
 A *visibility* says which seats may see something: `Public()`, `Seats([...])`
 or `Hidden()` (no seat; count or existence only). A zone has two independent
@@ -31,7 +31,7 @@ The seat view has the same shape with each zone and board redacted:
   other seats its `identity` is removed (they learn that something was revealed,
   not what).
 
-Seats are whatever the reducer uses (coworld uses ints 0..n-1; RFC-003 strings).
+Seats are whatever the reducer uses (coworld uses ints 0..n-1; others may use strings).
 """
 
 from __future__ import annotations

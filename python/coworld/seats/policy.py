@@ -126,7 +126,7 @@ def _load_file(path: Path) -> ClaudePolicy:
         meta = _parse_toml(text, path)
         body = meta.pop("prompt", None)
     else:
-        meta, body = _split_front_matter(text, path)
+        meta, body = split_front_matter(text, path)
     if not isinstance(body, str) or not body.strip():
         raise ConfigError(
             f"{path}: the policy has no prompt (field `prompt` or the Markdown body)", "prompt"
@@ -251,7 +251,7 @@ def _parse_toml(text: str, path: Path) -> dict[str, Any]:
 _FIELD_LINE = re.compile(rf"^\s*({'|'.join(FIELDS)})\s*[:=]")
 
 
-def _split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
+def split_front_matter(text: str, path: Path) -> tuple[dict[str, Any], str]:
     """(fields, body) of a Markdown policy. A byte-order mark and blank lines before
     the opening fence are allowed; front matter that does not parse, or fields
     without fences, is an error naming the line."""

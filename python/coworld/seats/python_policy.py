@@ -398,7 +398,7 @@ def _read_answer(answer: Any, state: Any, seconds: float) -> Verdict:
 
 
 def _read_guess(value: Any, state: Any, dropped: list[str]) -> tuple[str, ...]:
-    """A fog guess as the core counts it (`fog._guess` bounds it as for a Claude seat):
+    """A fog guess as the core counts it (`fog.bounded_guess` bounds it as for a Claude seat):
     cells named loosely (`A1`, ` b2`) in their canonical names, once each; what names
     no cell of the board is dropped and named."""
     if value is None:
@@ -409,10 +409,10 @@ def _read_guess(value: Any, state: Any, dropped: list[str]) -> tuple[str, ...]:
     if not (isinstance(value, list | tuple) and all(isinstance(g, str) for g in value)):
         dropped.append("guess: not a list of cell names")
         return ()
-    from ..games.fog import _guess, canonical_guess
+    from ..games.fog import bounded_guess, canonical_guess
 
     size = int(state.view_for(state.active_seat)["size"])
-    cells, rejected = canonical_guess(_guess(list(value), size * size), size)
+    cells, rejected = canonical_guess(bounded_guess(list(value), size * size), size)
     dropped.extend(rejected)
     return cells
 

@@ -72,8 +72,9 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
     database; None: none), and the links of `humans`' seats."""
     seats = seat_routes(humans) if humans is not None else []
     static = Mount("/static", StaticFiles(directory=STATIC), name="static")
+    catalog = Route("/api/catalog", _catalog)
     if path is None:  # a seat's player gets no spectator page to peek at
-        return Starlette(routes=[*seats, static])
+        return Starlette(routes=[*seats, catalog, static])
     site = Site(path)
 
     async def index(request: Request) -> Any:
@@ -93,13 +94,10 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
             }
         )
 
-    async def catalog(request: Request) -> JSONResponse:
-        return JSONResponse(_core.catalog())
-
     async def league(request: Request) -> JSONResponse:
         from ..league.bradley_terry import ratings
         from ..league.flags import standing_flags, warnings
-        from ..league.ranking import _clean, head_to_head, reliability, standings
+        from ..league.ranking import head_to_head, json_safe, reliability, standings
 
         name, blocks, listed = _league(site)
         alike = _alike(site, name)
@@ -109,11 +107,13 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
             {
                 "league": name,
                 "standings": [
-                    {**_clean(s.__dict__), "flags": flagged.get((s.policy, s.game), [])}
+                    {**json_safe(s.__dict__), "flags": flagged.get((s.policy, s.game), [])}
                     for s in standings(blocks)
                 ],
                 "warnings": warnings(blocks, alike),
-                "ratings": [_clean(r.__dict__) for r in ratings(blocks, _league_seed(site, name))],
+                "ratings": [
+                    json_safe(r.__dict__) for r in ratings(blocks, _league_seed(site, name))
+                ],
                 "headToHead": head_to_head(blocks),
                 "reliability": reliability(blocks),
                 "plot": plot,
@@ -191,7 +191,7 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
             Route("/", index),
             Route("/episode", episode),
             Route("/api/info", info),
-            Route("/api/catalog", catalog),
+            catalog,
             Route("/api/league", league),
             Route("/api/episodes", episodes),
             Route("/api/replay", replay),
@@ -205,6 +205,12 @@ def create_app(path: str | Path | None, humans: HumanTable | None = None) -> Sta
     )
     app.state.site = site
     return app
+
+
+async def _catalog(request: Request) -> JSONResponse:
+    """The game facts every page draws by: seat names, notation, scales, card faces.
+    Public, so a seat's page reads them too."""
+    return JSONResponse(_core.catalog())
 
 
 #: A replay without results that has not grown for this long was cut short (a killed

@@ -25,7 +25,7 @@ mod tests;
 
 use serde_json::Value;
 
-use crate::catalog::{Entry, Origin, Seats};
+use crate::catalog::{Entry, Origin, Seats, TWO_SEAT_NAMES};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, parse_cell, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::hexgrid::{self, bits, Geometry, Mask, UNREACHABLE};
@@ -145,6 +145,12 @@ impl Variant {
             hidden: true,
             origin: self.origin,
             rotation: &[],
+            seat_names: TWO_SEAT_NAMES,
+            cooperative: false,
+            pieces: Some("stones"),
+            notation: Some(if self.sense > 0 { "sense+cell" } else { "cell" }),
+            standing_scale: None,
+            cards: None,
         }
     }
 

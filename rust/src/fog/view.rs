@@ -1,5 +1,5 @@
 //! The JSON faces of a fog state: the spectator view (the truth), the seat
-//! view (RFC-003 `view_for`: only what a fog seat may learn, docs/rules/fog.md,
+//! view (the SDK's `view_for`: only what a fog seat may learn, docs/rules/fog.md,
 //! allows) and the results. Cells are always algebraic names.
 
 use serde_json::{json, Map, Value};
@@ -42,7 +42,7 @@ fn sense_report(g: &FogState, r: &PlyRecord) -> Value {
     }
 }
 
-/// RFC-003 revelation records of one ply by `r.seat` (its `attempt`-th): the
+/// The revelation records (the SDK's shape) of one ply by `r.seat` (its `attempt`-th): the
 /// sensed block (recon hex; identity: the stones and empty cells in it) and the
 /// opponent stone a collision found (identity: its owner), each revealed to the
 /// mover only. `step` is the mover's own attempt count, never
@@ -154,7 +154,7 @@ fn public_outcome(g: &FogState) -> Value {
     }
 }
 
-/// RFC-003 `view_for`: own stones, proven opponent stones, the seat's own
+/// The SDK's `view_for`: own stones, proven opponent stones, the seat's own
 /// referee log, its legal attempts and anchors, its believed `distToWin`, the
 /// public counters and whose turn it is. Never the opponent's stones it has not
 /// proven, never the opponent's plies, never the true `distToWin`.

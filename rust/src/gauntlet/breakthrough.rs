@@ -32,6 +32,11 @@ pub const ENTRY: Entry = super::entry(
         Ending::WallClock,
     ],
     MAX_PLIES,
+    super::Look {
+        pieces: "pieces",
+        notation: "from-to",
+        standing_scale: 60,
+    },
 );
 const BOARD: u64 = (1 << (FILES * RANKS)) - 1;
 const FILE_A: u64 = 0x41041041; // a1 a2 ... a6

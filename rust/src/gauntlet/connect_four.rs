@@ -29,6 +29,11 @@ pub const ENTRY: Entry = super::entry(
         Ending::WallClock,
     ],
     MAX_PLIES,
+    super::Look {
+        pieces: "stones",
+        notation: "file",
+        standing_scale: 40,
+    },
 );
 const STRIDE: usize = RANKS + 1;
 const WINDOW_WEIGHTS: [i32; 5] = [0, 1, 4, 16, 10_000];

@@ -23,6 +23,11 @@ pub const ENTRY: Entry = super::entry(
     "hex",
     &[Ending::Connection, Ending::PlyCap, Ending::WallClock],
     MAX_PLIES,
+    super::Look {
+        pieces: "stones",
+        notation: "cell",
+        standing_scale: 20,
+    },
 );
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@ pub mod quoridor;
 
 use serde_json::{json, Value};
 
-use crate::catalog::{Entry, Origin, Seats};
+use crate::catalog::{Entry, Origin, Seats, TWO_SEAT_NAMES};
 use crate::game::{Ending, Game, Outcome, Seat};
 use crate::policy::{Act, Baseline};
 use crate::rng::Rng;
@@ -36,12 +36,21 @@ pub(crate) use turn_accessors;
 /// The fixed rotation order: `rotate` plays `ROTATION[((seed % 4) + 4) % 4]`.
 pub const ROTATION: [&str; 4] = ["connect-four", "breakthrough", "hex", "quoridor"];
 
+/// How a gauntlet game is shown: what its board holds, how a move is written, and
+/// its `standing` scale (see [`Entry`]).
+pub struct Look {
+    pub pieces: &'static str,
+    pub notation: &'static str,
+    pub standing_scale: u32,
+}
+
 /// A gauntlet game's catalogue entry.
 pub const fn entry(
     id: &'static str,
     port: &'static str,
     endings: &'static [Ending],
     ply_cap: u32,
+    look: Look,
 ) -> Entry {
     Entry {
         id,
@@ -55,6 +64,12 @@ pub const fn entry(
         hidden: false,
         origin: Origin::Port(port),
         rotation: &[],
+        seat_names: TWO_SEAT_NAMES,
+        cooperative: false,
+        pieces: Some(look.pieces),
+        notation: Some(look.notation),
+        standing_scale: Some(look.standing_scale),
+        cards: None,
     }
 }
 
@@ -81,6 +96,13 @@ pub const ROTATE: Entry = Entry {
     hidden: false,
     origin: Origin::Rotation,
     rotation: &ROTATION,
+    seat_names: TWO_SEAT_NAMES,
+    cooperative: false,
+    // whatever the game it draws: a viewer reads the drawn game's entry
+    pieces: None,
+    notation: None,
+    standing_scale: None,
+    cards: None,
 };
 
 /// The baselines every gauntlet game fields (one table for all four), with their keys.

@@ -12,7 +12,7 @@
 use serde_json::{json, Value};
 
 use super::{Gauntlet, MoveLog, MoveRecord};
-use crate::catalog::Entry;
+use crate::catalog::{Entry, TWO_SEAT_NAMES};
 use crate::error::{CoreError, CoreResult};
 use crate::game::{cell_name, squeeze, Ending, Game, Outcome, Seat};
 use crate::kernels::paths::{Blocked, Grid, Mask};
@@ -30,6 +30,11 @@ pub const ENTRY: Entry = super::entry(
     "quoridor",
     &[Ending::GoalRow, Ending::PlyCap, Ending::WallClock],
     MAX_PLIES,
+    super::Look {
+        pieces: "pawns",
+        notation: "cell-or-wall",
+        standing_scale: 20,
+    },
 );
 const CELLS: usize = SIZE * SIZE;
 const ANCHORS: usize = (SIZE - 1) * (SIZE - 1);
@@ -204,8 +209,6 @@ fn rim_points() -> u128 {
 fn goal(seat: Seat) -> Mask {
     g9().rank(if seat == 0 { SIZE - 1 } else { 0 })
 }
-
-const SEAT_NAMES: [&str; 2] = ["red", "blue"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Quoridor {
@@ -421,7 +424,7 @@ impl Quoridor {
             if !g9().reaches(1 << self.pawns[seat], goal(seat), &after) {
                 return Some(format!(
                     "{text} would leave {}'s pawn on {} no path to rank {}",
-                    SEAT_NAMES[seat],
+                    TWO_SEAT_NAMES[seat],
                     cell_text(self.pawns[seat]),
                     if seat == 0 { SIZE } else { 1 }
                 ));

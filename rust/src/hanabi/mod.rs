@@ -16,7 +16,7 @@ mod view;
 
 use serde_json::Value;
 
-use crate::catalog::{Entry, Origin, Seats};
+use crate::catalog::{CardFaces, Entry, Origin, Seats};
 use crate::error::CoreResult;
 use crate::game::{Ending, Game, Outcome, Seat};
 use crate::policy::Baseline;
@@ -59,6 +59,15 @@ pub const ENTRY: Entry = Entry {
     hidden: true,
     origin: Origin::Port("hanabi"),
     rotation: &[],
+    seat_names: &[],
+    cooperative: true,
+    pieces: Some("cards"),
+    notation: Some("card-action"),
+    standing_scale: None,
+    cards: Some(CardFaces {
+        colours: &knowledge::COLOURS,
+        ranks: knowledge::NUM_RANKS as u8,
+    }),
 };
 
 /// Cards per hand: 5 at two or three seats, 4 at four or five.

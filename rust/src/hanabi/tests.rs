@@ -752,7 +752,7 @@ fn the_fast_random_policy_is_the_uniform_pick_over_the_legal_list() {
     assert!(seen > 3000);
 }
 
-// ---- RFC-003 leak check ----
+// ---- the SDK's leak check ----
 
 /// Seat `seat`'s own identities and the undrawn deck, shuffled together; its
 /// knowledge (the hints it heard) stays on its slots.

@@ -1,5 +1,5 @@
 //! JSON views. `full` is the spectator's (every card face-up with its holder's
-//! knowledge, the deck order); `for_seat` is RFC-003 `view_for`: the seat's own
+//! knowledge, the deck order); `for_seat` is the SDK's `view_for`: the seat's own
 //! cards as knowledge only, the deck as a count, everything else public.
 //!
 //! `for_seat` is built from the seat's `SeatView` (plus the public history),
@@ -9,7 +9,7 @@
 //! showing them would leak the viewer's cards. Its chop is the one the viewer
 //! can infer (`SeatView::chop`), the one the baselines act on.
 //!
-//! Both views carry `revelations`: one RFC-003 record (the SDK's
+//! Both views carry `revelations`: one record (the SDK's
 //! `create_information_revelation` shape) per card played or discarded, the
 //! moment a card becomes known to its holder, the one seat that could not see it.
 

@@ -6,11 +6,11 @@ let CATALOG = null;  // the core's game catalogue, from /api/catalog
 
 const state = { header: null, plies: [], results: null, deadline: false, step: 0, timer: null, perspective: null, live: false };
 
+// The catalogue entry of the game on the board (rotate: the game it drew).
+function entry() { return CATALOG.games[state.header.resolvedGame]; }
 function family(game) { return CATALOG.games[game].family; }
-function seatName(seat) {
-  const n = state.header.seats.length;
-  return n === 2 ? ["red", "blue"][seat] : state.header.seats[seat].alias;
-}
+// A seat's name in the feed: its colour where the game names seats, else its alias.
+function seatName(seat) { return entry().seatNames[seat] || state.header.seats[seat].alias; }
 function alias(seat) { return state.header.seats[seat].alias; }
 function viewAt(step) { return step === 0 ? state.header.view : state.plies[step - 1].view; }
 function maxStep() { return state.plies.length; }
@@ -30,7 +30,7 @@ function renderSeats() {
     const tag = document.createElement("span");
     tag.className = "seat seat" + s.seat;
     tag.textContent = s.alias;
-    d.append(tag, document.createTextNode(state.header.seats.length === 2 ? `  plays ${seatName(s.seat)}` : `  seat ${s.seat}`));
+    d.append(tag, document.createTextNode(entry().seatNames.length ? `  plays ${seatName(s.seat)}` : `  seat ${s.seat}`));
     box.append(d);
   });
   const game = state.header.resolvedGame;
@@ -78,14 +78,14 @@ function scorebug(v) {
 }
 
 function evalbar(v) {
-  const game = state.header.resolvedGame;
+  const scale = entry().standingScale;
   const wrap = $("#evalwrap");
-  if (family(game) !== "gauntlet") { wrap.hidden = true; return; }
+  if (!scale) { wrap.hidden = true; return; }
   wrap.hidden = false;
-  const diff = v.standing[0] - v.standing[1];
-  const red = 0.5 + 0.5 * Math.tanh(diff / (EVAL_SCALE[game] || 30));
+  const red = redShare(v.standing, scale);
   $("#evalbar .fill").style.height = `${(100 * red).toFixed(1)}%`;
   $("#evalbar").dataset.red = red.toFixed(3);
+  $("#evalbar").dataset.scale = String(scale);
 }
 
 function feed() {
@@ -108,7 +108,7 @@ function feed() {
   if (cur) cur.scrollIntoView({ block: "nearest" });
 }
 
-// An RFC-003 revelation record of any family: what became known, where, to whom.
+// A revelation record of any family (the SDK's shape): what became known, where, to whom.
 function revelationText(value) {
   if (value === null || value === undefined) return "";
   if (typeof value !== "object") return String(value);
@@ -145,7 +145,7 @@ function endcard() {
   if (!r || state.step !== maxStep()) { box.className = "card"; box.replaceChildren(); return; }
   box.className = "card shown";
   const h = document.createElement("h2");
-  if (state.header.seats.length > 2) h.textContent = `Shared score ${r.score[0]}`;
+  if (entry().cooperative) h.textContent = `Shared score ${r.score[0]}`;
   else h.textContent = r.winner === null || r.winner === undefined ? "Draw" : `${state.header.seats[r.winner].alias} (${seatName(r.winner)}) wins`;
   const p = document.createElement("p");
   p.textContent = `reason ${r.reason} · ending ${r.ending} · score ${r.score.join(" : ")} · ${r.plies} plies`;
@@ -161,11 +161,11 @@ function render() {
   if (family(game) === "hanabi") {
     svg.style.display = "none";
     count = renderHanabi($("#table"), v, state.header.seats.map((s) => s.alias));
-    $("#stone-count").textContent = `${count} cards in hands`;
+    $("#stone-count").textContent = `${count} ${entry().pieces} in hands`;
   } else {
     const draw = family(game) === "fog" ? Boards.fog : Boards[game];
     count = draw(svg, v, state.perspective);
-    $("#stone-count").textContent = `${count} ${game === "breakthrough" ? "pieces" : game === "quoridor" ? "pawns" : "stones"} on the board`;
+    $("#stone-count").textContent = `${count} ${entry().pieces} on the board`;
   }
   $("#stone-count").dataset.count = String(count);
   scorebug(v);

@@ -1,9 +1,13 @@
 "use strict";
 // Board renderers, one per family. Each draws a spectator view (the JSON the Rust
-// core produced) into the SVG; none of them knows a rule: they only draw.
+// core produced) into the SVG; none of them knows a rule: they only draw. Facts about
+// a game (seat names, scales, notation, card faces) come from the catalogue
+// (/api/catalog), never from here.
 const SVGNS = "http://www.w3.org/2000/svg";
 const COLOURS = ["#d64541", "#2e6fd8"];
-const HANABI_COLOURS = { red: "#d64541", yellow: "#e0b21b", green: "#2d9d5c", blue: "#2e6fd8", white: "#9aa3b5" };
+// How a colour name is painted; a name without a tint here is painted as itself.
+const TINTS = { red: "#d64541", yellow: "#e0b21b", green: "#2d9d5c", blue: "#2e6fd8", white: "#9aa3b5" };
+const paint = (colour) => TINTS[colour] || colour;
 
 function el(name, attrs, text) {
   const node = document.createElementNS(SVGNS, name);
@@ -75,8 +79,11 @@ function markCells(svg, centre, cells, attrs) {
   }
 }
 
-// The eval bar's scale per gauntlet board: a standing gap of one scale fills 88% of the bar.
-const EVAL_SCALE = { "connect-four": 40, breakthrough: 60, hex: 20, quoridor: 20 };
+// The eval bar: red's share of it for a `standing` pair, on the game's catalogue
+// `standingScale` (a gap of one scale fills 88% of the bar).
+function redShare(standing, scale) {
+  return 0.5 + 0.5 * Math.tanh((standing[0] - standing[1]) / scale);
+}
 
 const Boards = {
   "connect-four"(svg, v) {
@@ -143,7 +150,7 @@ function drawFireworks(box, v) {
   const fw = hanabiDiv("hand");
   for (const [colour, height] of Object.entries(v.fireworks)) {
     const card = hanabiDiv("card-face", `${colour} ${height}`);
-    card.style.cssText = `background:${HANABI_COLOURS[colour]};color:#fff;padding:4px 8px;border-radius:4px`;
+    card.style.cssText = `background:${paint(colour)};color:#fff;padding:4px 8px;border-radius:4px`;
     fw.append(card);
   }
   box.append(hanabiDiv("muted", "fireworks"), fw);
@@ -164,7 +171,7 @@ function renderHanabi(box, v, aliases) {
       const [colour, rank] = c.card.split(" ");
       const k = c.knowledge || {};
       const card = div("card-face");
-      card.style.cssText = `border:2px solid ${HANABI_COLOURS[colour]};border-radius:6px;padding:4px 6px;min-width:74px;font-size:12px;background:${c.chop ? "#fff3c4" : "#fff"}`;
+      card.style.cssText = `border:2px solid ${paint(colour)};border-radius:6px;padding:4px 6px;min-width:74px;font-size:12px;background:${c.chop ? "#fff3c4" : "#fff"}`;
       card.append(div("", `${c.slot}: ${c.card}`));
       const hint = [k.colour, k.rank].filter((x) => x !== null && x !== undefined).join(" ");
       card.append(div("muted", hint ? `hint: ${hint}` : "no hint"));

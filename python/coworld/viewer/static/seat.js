@@ -6,7 +6,8 @@
 const $ = (sel) => document.querySelector(sel);
 const BASE = location.pathname.replace(/\/+$/, "");
 const POLL_MS = 150;
-const HANABI_RANKS = [1, 2, 3, 4, 5];
+
+let CATALOG = null;      // the core's game catalogue (/api/catalog): names, notation, scales
 
 let payload = null;      // the last answer of ./view
 let lastBody = "";       // its text, to redraw only on a change
@@ -14,6 +15,10 @@ let picked = [];         // clicks so far toward one move (an anchor, a piece, a
 let sending = false;
 let asked = 0;           // ./view requests sent so far
 let floor = 0;           // answers to requests up to this one are stale: dropped
+
+// The catalogue entry of this seat's game.
+function entry() { return CATALOG.games[payload.game]; }
+const seatName = (seat) => entry().seatNames[seat] || `seat ${seat}`;
 
 async function refresh() {
   if (sending) return;
@@ -80,7 +85,7 @@ function render() {
   $("#table").replaceChildren();
   $("#actions").replaceChildren();
   svg.style.display = p.family === "hanabi" ? "none" : "";
-  $("#evalwrap").hidden = p.family !== "gauntlet";
+  $("#evalwrap").hidden = !entry().standingScale;
   if (p.family === "fog") drawFog(svg, v);
   else if (p.family === "gauntlet") drawGauntlet(svg, v, p.game);
   else drawHanabi($("#table"), v);
@@ -102,17 +107,18 @@ function facts(p) {
   const v = p.view;
   $("#facts").replaceChildren();
   if (p.family === "fog") {
-    fact(`you: ${["red", "blue"][v.seat]}`, `seat seat${v.seat}`);
+    fact(`you: ${seatName(v.seat)}`, `seat seat${v.seat}`);
     fact(`your attempts ${v.attempts}`);
     fact(`believed distToWin ${v.believedDistToWin}`);
     if (v.outcome) fact(`result: ${v.outcome.winner === null ? "draw" : v.outcome.winner === v.seat ? "you won" : "you lost"} (${v.outcome.ending})`);
   } else if (p.family === "gauntlet") {
-    fact(`you: ${["red", "blue"][p.seat]}`, `seat seat${p.seat}`);
-    v.standing.forEach((s, seat) => fact(`${["red", "blue"][seat]} standing ${s}`, `seat seat${seat}`));
+    fact(`you: ${seatName(p.seat)}`, `seat seat${p.seat}`);
+    v.standing.forEach((s, seat) => fact(`${seatName(seat)} standing ${s}`, `seat seat${seat}`));
     fact(`ply ${v.plies}/${v.maxPlies}`);
-    const diff = v.standing[0] - v.standing[1];
-    const red = 0.5 + 0.5 * Math.tanh(diff / (EVAL_SCALE[p.game] || 30));
+    const red = redShare(v.standing, entry().standingScale);
     $("#evalbar .fill").style.height = `${(100 * red).toFixed(1)}%`;
+    $("#evalbar").dataset.red = red.toFixed(3);
+    $("#evalbar").dataset.scale = String(entry().standingScale);
   } else {
     fact(`score ${v.score}`);
     fact(`hint tokens ${v.hintTokens}/${v.maxHintTokens}`);
@@ -157,7 +163,7 @@ function wallSlots(svg, v) {
 
 function drawGauntlet(svg, v, game) {
   const count = Boards[game](svg, v);
-  if (game === "quoridor") wallSlots(svg, v);
+  if (entry().notation === "cell-or-wall") wallSlots(svg, v);
   svg.dataset.count = String(count);
 }
 
@@ -188,7 +194,7 @@ function hintText(h) {
 function otherCard(c, div) {
   const [colour] = c.card.split(" ");
   const card = div("card-face hanabi-card");
-  card.style.cssText = `border:2px solid ${HANABI_COLOURS[colour]};border-radius:6px;padding:4px 6px;min-width:84px;font-size:12px;background:${c.chop ? "#fff3c4" : "#fff"}`;
+  card.style.cssText = `border:2px solid ${paint(colour)};border-radius:6px;padding:4px 6px;min-width:84px;font-size:12px;background:${c.chop ? "#fff3c4" : "#fff"}`;
   card.append(div("", `${c.slot}: ${c.card}`), div("muted", hintText(c.hints)));
   if (c.critical) card.append(div("", "critical"));
   if (c.chop) card.append(div("chop", "chop"));
@@ -226,7 +232,7 @@ function drawLog(p) {
       line(`turn ${e.turn + 1}, seat ${e.seat}: ${e.move} - ${e.result}${card}${touched}`);
     }
   } else {
-    v.history.forEach((m, i) => line(`${i + 1}. ${["red", "blue"][i % 2]} ${m}`));
+    v.history.forEach((m, i) => line(`${i + 1}. ${seatName(i % 2)} ${m}`));
   }
   box.scrollTop = box.scrollHeight;
 }
@@ -241,8 +247,8 @@ function showPicked() {
   }
   const p = payload;
   if (!p || !p.yourTurn || !picked.length) return;
-  if (p.family === "fog") $("#picked").textContent = `sense anchor ${picked[0]}: now click the cell to attempt`;
-  else if (p.game === "breakthrough") $("#picked").textContent = `moving ${picked[0]}: now click where to`;
+  if (entry().notation === "sense+cell") $("#picked").textContent = `sense anchor ${picked[0]}: now click the cell to attempt`;
+  else if (entry().notation === "from-to") $("#picked").textContent = `moving ${picked[0]}: now click where to`;
   if (p.family === "hanabi") hanabiActions();
 }
 
@@ -250,16 +256,16 @@ function clickCell(cell) {
   const p = payload;
   if (!p || p.finished) return;
   hideError();
-  if (p.family === "fog" && p.view.sense) {
+  if (entry().notation === "sense+cell") {
     if (!picked.length) { picked = [cell]; showPicked(); return; }
     return play(`${picked[0]}+${cell}`);
   }
-  if (p.game === "breakthrough") {
+  if (entry().notation === "from-to") {
     if (!picked.length) { picked = [cell]; showPicked(); return; }
     if (picked[0] === cell) { picked = []; showPicked(); return; }
     return play(`${picked[0]}-${cell}`);
   }
-  if (p.game === "connect-four") return play(cell[0]);
+  if (entry().notation === "file") return play(cell[0]);
   return play(cell);
 }
 
@@ -280,8 +286,9 @@ function hanabiActions() {
     button(`discard slot ${which}`, { action: "discard" }, `discard ${which}`);
   } else {
     $("#picked").textContent = `hint seat ${which}:`;
-    for (const colour of Object.keys(HANABI_COLOURS)) button(colour, { hint: `colour ${colour}` }, `hint ${which} colour ${colour}`);
-    for (const rank of HANABI_RANKS) button(String(rank), { hint: `rank ${rank}` }, `hint ${which} rank ${rank}`);
+    const { colours, ranks } = entry().cards;
+    for (const colour of colours) button(colour, { hint: `colour ${colour}` }, `hint ${which} colour ${colour}`);
+    for (const rank of ranks) button(String(rank), { hint: `rank ${rank}` }, `hint ${which} rank ${rank}`);
   }
 }
 
@@ -310,6 +317,11 @@ function wire() {
   });
 }
 
-wire();
-refresh();
-setInterval(refresh, POLL_MS);
+async function main() {
+  CATALOG = await (await fetch("/api/catalog")).json();
+  wire();
+  refresh();
+  setInterval(refresh, POLL_MS);
+}
+
+main();

@@ -6,8 +6,8 @@ graph and sizes and prints them."""
 from __future__ import annotations
 
 import pytest
-
 from bench.architecture import cycles, import_graph, sizes
+
 from coworld.league.backends import backend_names, make_backend
 
 #: The goals of the league and seats layers (lines).

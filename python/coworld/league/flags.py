@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .ranking import OVERALL
+from .stats import OVERALL
 from .storage import Block, LeagueDB
 
 #: A policy's share of fallback decisions past which the league warns.

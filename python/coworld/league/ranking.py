@@ -41,7 +41,9 @@ import numpy as np
 
 from ..games import entry
 from ..schemas import STANDINGS as STANDINGS_SCHEMA
+from .flags import standing_flags, warnings
 from .stats import (
+    OVERALL,
     Rating,
     bounded_difference,
     bounded_interval,
@@ -52,8 +54,6 @@ from .stats import (
     unrated,
 )
 from .storage import Block, EpisodeRow, group_rows
-
-OVERALL = "overall"
 
 
 def t_quantile(p: float, dof: int) -> float:
@@ -265,8 +265,6 @@ def export(
     """standings.csv, standings.json and standings.png in `out_dir`; `seed` (the
     league's) makes the rating bootstrap reproducible; `alike` lists the pairings whose
     episodes were all one game (flags.alike_pairings), flagged in standings.json."""
-    from .flags import standing_flags, warnings
-
     out_dir.mkdir(parents=True, exist_ok=True)
     blocks = as_blocks(results)
     table = standings(blocks)

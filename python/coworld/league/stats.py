@@ -31,6 +31,9 @@ from ..errors import ConfigError
 from ..games import entry
 from .storage import Block
 
+#: The name of the row over every game: a policy's standing and its pooled rating.
+OVERALL = "overall"
+
 #: Natural-log odds to Elo: 400 / ln 10.
 ELO = 400.0 / math.log(10.0)
 PENTA = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
@@ -537,7 +540,7 @@ def order_confidence(bs: Bootstrap) -> tuple[float, np.ndarray, np.ndarray]:
     return float((~swapped.any(axis=1)).mean()), order, swapped.mean(axis=0)
 
 
-def ratings(blocks: Sequence[Block], seed: int = 0, overall: str = "overall") -> list[Rating]:
+def ratings(blocks: Sequence[Block], seed: int = 0, overall: str = OVERALL) -> list[Rating]:
     """Bradley-Terry ratings per head-to-head game and pooled over them all (`overall`);
     `unrated` says why a game has none."""
     pairs = head_to_head_units(blocks)

@@ -117,6 +117,13 @@ def _run_league(
         config, backend=backend, address=address, fresh=fresh, redo_infra=redo_infra
     ).run()
     print_standings(config.database, config.name, partial=bool(report.incomplete))
+    _print_report(config, report)
+    return _league_exit(report)
+
+
+def _print_report(config: LeagueConfig, report: LeagueReport) -> None:
+    """What the run did beyond the standings: incomplete pairings, API pauses, a budget
+    stop, counts, the files it wrote, stops and voids."""
     if report.incomplete:
         shown = ", ".join(f"{k} ({done}/{n})" for k, done, n in report.incomplete[:6])
         more = len(report.incomplete) - 6
@@ -157,7 +164,6 @@ def _run_league(
             f"[red]{sum(report.voided.values())} episodes are void ({escape(causes)}): "
             "not scored; rerun with --redo infra to play them again[/]"
         )
-    return _league_exit(report)
 
 
 def _league_exit(report: LeagueReport) -> ExitCode:

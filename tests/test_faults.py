@@ -486,8 +486,9 @@ def test_a_cut_replay_is_not_shown_as_live(tmp_path):
 def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
     from rich.console import Console
 
-    from coworld.cli import _reliability_table
+    from coworld.cli.standings import reliability_table
     from coworld.league.records import EpisodeKey, EpisodeRow
+    from coworld.league.summary import reliability_rows
 
     origins = {"model": 9990, "retry": 7, "fallback": 3, "retried:unparseable": 8}
     origins |= {"retried:illegal": 2, "fallback:illegal": 3}
@@ -503,7 +504,7 @@ def test_reliability_table_fits_80_columns_with_rates_to_a_hundredth_percent():
         )
     ]
     console = Console(width=80, record=True)
-    console.print(_reliability_table(reliability(rows)))
+    console.print(reliability_table(reliability_rows(reliability(rows))))
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "tactician" not in text  # a scripted baseline decides nothing to measure

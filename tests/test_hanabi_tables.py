@@ -178,10 +178,10 @@ def test_open_bounds_are_json_null_and_the_table_prints_the_reason(tmp_path, cap
     doc = strict_json(paths["json"].read_text())
     hex_a = next(r for r in doc["ratings"] if r["game"] == "hex" and r["policy"] == "A")
     assert hex_a["hi"] is None and "no upper bound" in hex_a["note"]
-    from coworld.cli import _print_ratings
+    from coworld.cli.standings import print_ratings
 
     capsys.readouterr()
-    _print_ratings(ratings(blocks, seed=2), unrated(blocks))
+    print_ratings(ratings(blocks, seed=2), unrated(blocks))
     out = " ".join(capsys.readouterr().out.split())
     assert "+inf]" in out and "-inf," in out
     assert "(1) no point lost to B: no upper bound" in out

@@ -174,7 +174,7 @@ def test_play_says_who_it_waits_for_on_a_terminal_only(tmp_path, monkeypatch, ca
     plain = capsys.readouterr().out
     assert "red plays" in plain and "waiting for" not in plain  # piped: no status line
     screen = io.StringIO()
-    monkeypatch.setattr(cli, "console", Console(file=screen, force_terminal=True, width=120))
+    monkeypatch.setattr(cli.play, "console", Console(file=screen, force_terminal=True, width=120))
     assert cli.main(args) == 0
     assert "waiting for cog-" in screen.getvalue() and "(random_bot)" in screen.getvalue()
 

@@ -123,11 +123,14 @@ def test_reliability_counts_python_decisions_and_their_causes():
 def test_the_reliability_table_and_standings_json_show_python_seats(tmp_path, capsys):
     from rich.console import Console
 
-    from coworld.cli import _reliability_table
+    from coworld.cli.standings import reliability_table
+    from coworld.league.summary import reliability_rows
 
     failing = {"fallback": 102, "fallback:error": 102}
     console = Console(width=80, record=True)
-    console.print(_reliability_table(reliability(rows((failing, {"scripted": 102})))))
+    console.print(
+        reliability_table(reliability_rows(reliability(rows((failing, {"scripted": 102})))))
+    )
     text = console.export_text()
     assert "Claude and Python seats" in text and "error" in text and "100.00%" in text
     assert max(len(line) for line in text.splitlines()) <= 80

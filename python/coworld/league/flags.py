@@ -18,8 +18,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .ranking import OVERALL
 from .records import Block
+from .stats import OVERALL
 from .storage import LeagueDB
 
 #: A policy's share of fallback decisions past which the league warns.

@@ -20,6 +20,7 @@ Two figures per pairing:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,33 @@ class PlanRow:
     input_tokens_max: float = 0.0  # the longest prompt at 2 bytes a token, every call
     #: The upper bound at the Message Batches rate (batch mode): half of each price.
     batch_cost_usd: float = 0.0
+
+    @property
+    def tokens_max(self) -> float:
+        return self.input_tokens_max + self.output_tokens_max
+
+
+@dataclass(frozen=True)
+class PlanTotal:
+    """A plan's rows summed; the budget's largest reservation for one call."""
+
+    calls: float
+    calls_max: int
+    tokens_max: float
+    cost_usd: float
+    batch_cost_usd: float
+    reserve_per_call: int
+
+
+def plan_total(rows: Sequence[PlanRow]) -> PlanTotal:
+    return PlanTotal(
+        sum(r.calls for r in rows),
+        sum(r.calls_max for r in rows),
+        sum(r.tokens_max for r in rows),
+        sum(r.cost_usd for r in rows),
+        sum(r.batch_cost_usd for r in rows),
+        max(r.reserve_per_call for r in rows),
+    )
 
 
 def plan(config: LeagueConfig) -> list[PlanRow]:

@@ -42,9 +42,11 @@ import numpy as np
 from ..games import entry
 from ..schemas import STANDINGS as STANDINGS_SCHEMA
 from .bradley_terry import ratings, unrated
+from .flags import standing_flags, warnings
 from .reader import group_rows
 from .records import Block, EpisodeRow
 from .stats import (
+    OVERALL,
     Rating,
     bounded_difference,
     bounded_interval,
@@ -52,8 +54,6 @@ from .stats import (
     clustered_samples,
     head_to_head_block,
 )
-
-OVERALL = "overall"
 
 
 def t_quantile(p: float, dof: int) -> float:
@@ -265,8 +265,6 @@ def export(
     """standings.csv, standings.json and standings.png in `out_dir`; `seed` (the
     league's) makes the rating bootstrap reproducible; `alike` lists the pairings whose
     episodes were all one game (flags.alike_pairings), flagged in standings.json."""
-    from .flags import standing_flags, warnings
-
     out_dir.mkdir(parents=True, exist_ok=True)
     blocks = as_blocks(results)
     table = standings(blocks)

@@ -29,6 +29,9 @@ from ..errors import ConfigError
 from ..games import entry
 from .records import Block
 
+#: The name of the row over every game: a policy's standing and its pooled rating.
+OVERALL = "overall"
+
 #: Natural-log odds to Elo: 400 / ln 10.
 ELO = 400.0 / math.log(10.0)
 

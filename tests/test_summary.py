@@ -19,7 +19,7 @@ from coworld.league.bradley_terry import ratings, unrated
 from coworld.league.flags import alike_pairings, standing_flags, warnings
 from coworld.league.plan import PlanRow, plan_total
 from coworld.league.ranking import Standing, compare, reliability, standings
-from coworld.league.records import VoidEpisode
+from coworld.league.records import EpisodeKey, VoidEpisode
 from coworld.league.summary import (
     BETTER,
     NO_INTERVAL,
@@ -45,7 +45,8 @@ def played(tmp_path: Path) -> Path:
     report = LeagueRun(league(tmp_path, policies=policies, episodes=4)).run()
     db = LeagueDB(report.database)
     for idx, cause in ((90, "outage"), (91, "budget")):
-        db.add_void("t", VoidEpisode("t|x", idx, "connect-four", 1, ("a", "b"), cause))
+        key = EpisodeKey("t|x", idx, "connect-four", 1, ("a", "b"))
+        db.add_void("t", VoidEpisode(key, cause))
     db.close()
     return report.database
 

@@ -33,11 +33,10 @@ Played = EpisodeRow | VoidEpisode
 
 
 class Backend(Protocol):
-    #: True when episodes use `Shared` (one client, each call's usage recorded at once).
-    shares: bool
-    #: True when each answered call's usage reaches the database as it returns
-    #: (through `Shared.on_call`, or `Shared.calls_to` from worker processes).
-    records_calls: bool
+    """Every backend keeps the run's budget and writes each answered call's usage
+    in the driver, as it returns (through `Shared.on_call`): the run's ledger sees
+    every call, wherever its episode plays."""
+
     #: Set when Ctrl-C stopped `map_episodes` early.
     interrupted: bool
 
@@ -50,8 +49,7 @@ class Backend(Protocol):
     ) -> Iterator[Played]:
         """Run episodes, at most `concurrency` at once, pulling jobs lazily (so the
         caller can stop dispatching); yield each row (or void record) as it finishes.
-        `shared` holds the run's client and call recorder where the backend can share
-        them (`shares` says whether it does)."""
+        `shared` holds the run's client (its breaker and ledger) and call recorder."""
         ...
 
     def close(self) -> None:
@@ -76,8 +74,6 @@ class LocalBackend:
         #: Each event-loop episode in flight: its job (for the void of one cancelled
         #: before it began).
         self._in_loop: dict[Future[Played], EpisodeJob] = {}
-        self.shares = True
-        self.records_calls = True
         self.interrupted = False
         #: A second Ctrl-C: episodes in flight are cancelled (worker processes ended).
         self.cancelled = False

@@ -1,13 +1,14 @@
 """The Ray backend: scripted chunks and Claude episodes become Ray tasks; their
 rows come back to the driver, which writes them through the same storage path
-as the local backend. Ray is an optional extra (`pip install -e '.[cluster]'` in a checkout).
+as the local backend. Ray is an optional extra (`pip install -e '.[cluster]' in a checkout).
+Tasks never open the league database: it stays with the driver, so the nodes
+share no file system with it.
 
 What Ray episodes share with the local backend's:
-- The budget. Each task reserves each call's worst case in the league database,
-  against the calls every task has written and every reservation in flight
-  (`shared_budget.SharedLedger`), so the budget is overshot by no more than calls
-  in flight cost beyond their worst case; the driver also reads the spend back
-  before each dispatch and stops at the cap.
+- The budget and the call records (`ray_ledger`): one actor the driver owns,
+  against which every task's call reserves its worst case and to which it
+  reports its usage as it is answered. The driver writes those calls while it
+  waits for tasks, and the run's ledger mirrors the actor's.
 - The circuit breaker (`ray_breaker`): one `CircuitBreaker` in an actor the
   driver owns, through which every task's client admits each call and records
   its outcome. While most calls fail, the whole league sends one probe at a
@@ -25,11 +26,16 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigError
+from ..seats.budget import Ledger
 from ..seats.infra import CircuitBreaker
 from . import ray_breaker
 from .backend import WORKER_DIED, worker_died
+from .ray_ledger import RayLedger
 from .storage import Chunk, EpisodeRow, VoidEpisode, now
 from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_job
+
+#: How long the driver waits for a task before it writes the calls reported meanwhile.
+DRAIN_SECONDS = 0.2
 
 
 class RayBackend:
@@ -41,8 +47,6 @@ class RayBackend:
                 "the ray backend needs Ray: pip install -e '.[cluster]' in a checkout", "backend"
             ) from err
         self.ray = ray
-        self.shares = False
-        self.records_calls = True  # each task writes its calls to the league database
         self.interrupted = False
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -56,6 +60,8 @@ class RayBackend:
         self._breaker: CircuitBreaker | None = None
         self._actor: Any = None
         self._tasks_breaker: CircuitBreaker | None = None
+        #: The run's budget and call records, for its tasks (started on first use).
+        self._ledger: RayLedger | None = None
 
     def map_chunks(self, jobs: Sequence[ChunkJob]) -> Iterator[Chunk]:
         pending = [self._chunk.remote(replace(job, threads=self.threads)) for job in jobs]
@@ -66,27 +72,35 @@ class RayBackend:
     def map_episodes(
         self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
     ) -> Iterator[EpisodeRow | VoidEpisode]:
-        """Each task builds (and closes) its own client and writes each answered
-        call's usage to the league database (`shared.calls_to`) as it returns, so
-        the calls of a killed task are counted; the database must be on a file
-        system the workers share with the driver. Their calls go through the
-        run's breaker, which lives in an actor (started on first use)."""
+        """Each task builds (and closes) its own client; its calls reserve and report
+        through the run's ledger actor and go through the run's breaker (both started
+        on first use). While it waits, the driver writes the calls reported so far."""
         breaker = self._share_breaker(shared, concurrency)
+        ledger = self._share_ledger(shared, concurrency)
         pending: list[Any] = []
         jobs_of: dict[Any, tuple[EpisodeJob, str]] = {}
         for job in jobs:
-            job = replace(job, calls_to=shared.calls_to, budget=shared.budget)
-            ref = self._episode.remote(job, breaker)
+            ref = self._episode.remote(job, breaker, ledger.task(job) if ledger else None)
             jobs_of[ref] = (job, now())
             pending.append(ref)
             if len(pending) >= concurrency:
-                done, pending = self.ray.wait(pending, num_returns=1)
-                yield self._outcome(done[0], *jobs_of.pop(done[0]))
+                done, pending = self._wait(pending)
+                yield self._outcome(done, *jobs_of.pop(done))
         while pending:
-            done, pending = self.ray.wait(pending, num_returns=1)
-            yield self._outcome(done[0], *jobs_of.pop(done[0]))
+            done, pending = self._wait(pending)
+            yield self._outcome(done, *jobs_of.pop(done))
         if self._breaker is not None and self._actor is not None:
             self._breaker.refresh()  # the report's pauses: the last one's end too
+
+    def _wait(self, pending: list[Any]) -> tuple[Any, list[Any]]:
+        """The next task to finish, and the others; the calls reported meanwhile
+        are written (also the finished task's own: each waits for its report)."""
+        while True:
+            done, pending = self.ray.wait(pending, num_returns=1, timeout=DRAIN_SECONDS)
+            if self._ledger is not None:
+                self._ledger.drain()
+            if done:
+                return done[0], pending
 
     def _outcome(self, ref: Any, job: EpisodeJob, started: str) -> EpisodeRow | VoidEpisode:
         """The task's row, or a void record when its worker process ended, also on
@@ -101,6 +115,9 @@ class RayBackend:
             )
             detail = worker_died(job, how, "also when Ray ran it again")
             return void_job(job, WORKER_DIED, detail, started)
+        finally:
+            if self._ledger is not None:
+                self._ledger.finished(job)
         return result
 
     def _share_breaker(self, shared: Shared, concurrency: int) -> CircuitBreaker | None:
@@ -117,8 +134,21 @@ class RayBackend:
             self._breaker.shared = state
         return self._tasks_breaker
 
+    def _share_ledger(self, shared: Shared, concurrency: int) -> RayLedger | None:
+        """The run's ledger actor, started from the run's ledger (its spend so far)."""
+        if shared.client is None or shared.client.ledger is None:
+            return None
+        if self._ledger is None:
+            assert isinstance(shared.client.ledger, Ledger)
+            self._ledger = RayLedger(shared.client.ledger, shared.on_call, concurrency)
+        return self._ledger
+
     def close(self) -> None:
-        """End the breaker's actor; the run's breaker keeps what it mirrored last."""
+        """End the actors: the ledger's after a last drain; the run's breaker keeps
+        what it mirrored last."""
+        if self._ledger is not None:
+            ledger, self._ledger = self._ledger, None
+            ledger.close()
         if self._actor is None:
             return
         if self._breaker is not None:

@@ -518,8 +518,6 @@ class LeagueRun:
                 scored = isinstance(result, EpisodeRow)
                 advance(int(scored), result.usage.tokens, result.usage.cost_usd)
                 try:
-                    if not self.backend.records_calls and result.usage.calls:
-                        db.add_call(name, result.pairing, result.idx, result.usage)
                     if isinstance(result, EpisodeRow):
                         played += db.add(name, [result])
                         continue
@@ -580,8 +578,7 @@ class LeagueRun:
             ledger=self.ledger,
         )
         self._preflight(db)
-        db.clear_reservations(name)
-        self.admission = Admission(self.ledger, live=self.backend.shares)
+        self.admission = Admission(self.ledger, live=True)
         admission = self.admission
 
         def on_call(job: EpisodeJob, usage: Usage) -> None:
@@ -593,13 +590,7 @@ class LeagueRun:
             from .batch import batch_client
 
             batch = batch_client(self, admission.on_call)
-        return Shared(
-            client,
-            on_call,
-            calls_to=(str(db.path.resolve()), name),
-            budget=(c.max_tokens, c.max_cost_usd) if self._capped else None,
-            batch=batch,
-        )
+        return Shared(client, on_call, batch=batch)
 
     @property
     def _capped(self) -> bool:
@@ -664,13 +655,10 @@ class LeagueRun:
         return f"resuming league {c.name}: budget " + " and ".join(parts)
 
     def _budget_exhausted(self, db: LeagueDB) -> bool:
-        """No further call fits the budget. Episodes in other processes (Ray) reserve
-        in the database, not in this ledger: what they spent so far is read back
-        from there (each of their calls is written as it returns)."""
+        """No further call fits the budget (episodes in other processes, also on
+        Ray, reserve against this ledger or one it mirrors)."""
         if self.ledger is None:
             return False
-        if not self.backend.shares:
-            self.ledger.spent = db.spent(self.config.name)
         return self.ledger.exhausted
 
     def _admits(self, p: Pairing) -> bool:

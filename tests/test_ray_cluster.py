@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from .mock_anthropic import MockAnthropic, billed_at_worst
 #: The variable naming the directory no worker may open a database under.
 NO_DB = "COWORLD_TEST_NO_DB_UNDER"
 CONCURRENCY = 3
-CAP = 25_000
+CAP = 60_000
 #: A policy that ends its worker process once the game reaches its fourth ply.
 KILLER = "import os\ndef act(view, legal_moves):\n    if view['plies'] >= 4:\n        os._exit(1)\n    return legal_moves[0]\n"  # noqa: E501
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,8 +151,9 @@ def play(tmp: Path, mock: MockAnthropic, name: str, policies: list[str], **field
         return play_episode(*args)
 
     run.backend._episode = traced  # type: ignore[attr-defined]
-    before = mock.answered
+    before, began = mock.answered, time.monotonic()
     report = run.run()
+    seconds = time.monotonic() - began
     db = LeagueDB(report.database)
     try:
         per_episode: dict[str, list[int]] = {}
@@ -171,6 +173,7 @@ def play(tmp: Path, mock: MockAnthropic, name: str, policies: list[str], **field
         ).fetchone()
         facts = {
             "episodes": report.episodes,
+            "seconds": round(seconds, 1),
             "answered": mock.answered - before,
             "spent": usage(db.spent(name)),
             "episodes_usage": usage(db.usage(name, voided=True)),
@@ -199,6 +202,7 @@ def main(tmp: Path) -> None:
         "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 200\n---\nWin.\n"
     )
     (tmp / "killer.py").write_text(KILLER)
+    began = time.monotonic()
     with MockAnthropic(first_column) as mock:
         os.environ.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=mock.base_url)
         cluster = Cluster(
@@ -217,13 +221,14 @@ def main(tmp: Path) -> None:
         )
         try:
             facts: dict[str, Any] = {
+                "started": round(time.monotonic() - began, 1),
                 "nodes": len(ray.nodes()),
                 "hook": hook_refuses(str(tmp / "probe.db")),
             }
             facts["open"] = play(tmp, mock, "open", ["tactician", "p.md"])
             mock.usage = billed_at_worst
             facts["capped"] = play(
-                tmp, mock, "capped", ["tactician", "p.md"], episodes=6, budget={"max_tokens": CAP}
+                tmp, mock, "capped", ["tactician", "p.md"], episodes=12, budget={"max_tokens": CAP}
             )
             mock.usage = None
             facts["killed"] = play(tmp, mock, "killed", ["p.md", "killer.py"], episodes=1)

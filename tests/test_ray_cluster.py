@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -81,6 +82,61 @@ def test_a_league_on_nodes_that_cannot_reach_the_database(tmp_path):
             assert in_calls == in_rows
     counted = sum(c for c, _ in killed["per_episode"].values())
     assert killed["spent"]["calls"] == counted + killed["preflight"]["calls"]
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_stops_a_ray_league_cleanly(tmp_path, ray_cluster, ray_api, ray_script, presses):
+    """One Ctrl-C: no episode is dispatched after it, those in flight finish and are
+    stored. Two: those in flight are cancelled, each void `interrupted`. Either way
+    the league exits 130 with its line, and every answer read is in the database."""
+    from coworld.league import LeagueDB, load_league
+
+    def slow(body: dict[str, Any], n: int) -> tuple:  # a call takes 0.3 s
+        return ("sleep", 0.3, first_column(body, n)[1])
+
+    ray_script(slow)
+    (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
+    (tmp_path / "l.toml").write_text(
+        'name = "t"\ngames = ["connect-four"]\npolicies = ["tactician", "p.md"]\n'
+        'episodes = 10\nseed = 4\nreplays = 0\nconcurrency = 2\nout = "t"\n'
+    )
+    address = ray_cluster.get_runtime_context().gcs_address
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": ray_api.base_url}
+    before = ray_api.answered
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coworld.cli", "league", "run", "l.toml", "--backend", "ray",
+         "--address", address],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while ray_api.answered - before < 6 and proc.poll() is None:  # episodes are in flight
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        for _ in range(presses):
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.05)
+        out, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, (out, err[-2000:])
+    assert out.strip().splitlines()[-1].startswith("interrupted: stopped by Ctrl-C"), out
+    assert "Traceback" not in out + err
+    db = LeagueDB(load_league(tmp_path / "l.toml").database)
+    try:
+        voids, rows = db.voids("t"), db.runner_rows("t")
+        assert 0 < len(rows) + len(voids) < 20  # stopped early
+        spent = db.spent("t").calls
+        answered = ray_api.answered - before
+        if presses == 1:  # those in flight finished: stored, every answer written
+            assert voids == [] and spent == answered
+        else:  # cancelled: a call in flight answered but never read is not known
+            assert voids and {v.cause for v in voids} == {"interrupted"}
+            assert 0 <= answered - spent <= 2
+    finally:
+        db.close()
 
 
 def add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

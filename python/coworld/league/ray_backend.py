@@ -29,7 +29,7 @@ from ..errors import ConfigError
 from ..seats.budget import Ledger
 from ..seats.infra import CircuitBreaker
 from . import ray_breaker
-from .backend import WORKER_DIED, worker_died
+from .backend import WORKER_DIED, _ctrl_c_sets_flags, worker_died
 from .ray_ledger import RayLedger
 from .storage import Chunk, EpisodeRow, VoidEpisode, now
 from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_job
@@ -48,6 +48,8 @@ class RayBackend:
             ) from err
         self.ray = ray
         self.interrupted = False
+        #: A second Ctrl-C: episodes in flight are cancelled.
+        self.cancelled = False
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         # Ray workers do not set RAYON_NUM_THREADS: pass the thread count to each task.
@@ -74,28 +76,46 @@ class RayBackend:
     ) -> Iterator[EpisodeRow | VoidEpisode]:
         """Each task builds (and closes) its own client; its calls reserve and report
         through the run's ledger actor and go through the run's breaker (both started
-        on first use). While it waits, the driver writes the calls reported so far."""
+        on first use). While it waits, the driver writes the calls reported so far.
+        Ctrl-C as on the local backend: the first stops dispatching and lets the
+        episodes in flight finish, the next cancels them (each comes back void,
+        `interrupted`); inside, Ctrl-C only sets flags."""
         breaker = self._share_breaker(shared, concurrency)
         ledger = self._share_ledger(shared, concurrency)
         pending: list[Any] = []
         jobs_of: dict[Any, tuple[EpisodeJob, str]] = {}
-        for job in jobs:
-            ref = self._episode.remote(job, breaker, ledger.task(job) if ledger else None)
-            jobs_of[ref] = (job, now())
-            pending.append(ref)
-            if len(pending) >= concurrency:
+        source = iter(jobs)
+        with _ctrl_c_sets_flags(self._ctrl_c):
+            while True:
+                while not self.interrupted and len(pending) < concurrency:
+                    job = next(source, None)
+                    if job is None:
+                        break
+                    ref = self._episode.remote(job, breaker, ledger.task(job) if ledger else None)
+                    jobs_of[ref] = (job, now())
+                    pending.append(ref)
+                if not pending:
+                    break
                 done, pending = self._wait(pending)
                 yield self._outcome(done, *jobs_of.pop(done))
-        while pending:
-            done, pending = self._wait(pending)
-            yield self._outcome(done, *jobs_of.pop(done))
         if self._breaker is not None and self._actor is not None:
             self._breaker.refresh()  # the report's pauses: the last one's end too
+
+    def _ctrl_c(self) -> None:
+        """A Ctrl-C: the first stops dispatching, the next cancels what is in flight
+        (`_wait` does, outside the signal handler)."""
+        self.cancelled = self.interrupted
+        self.interrupted = True
 
     def _wait(self, pending: list[Any]) -> tuple[Any, list[Any]]:
         """The next task to finish, and the others; the calls reported meanwhile
         are written (also the finished task's own: each waits for its report)."""
+        cancelled = False
         while True:
+            if self.cancelled and not cancelled:
+                cancelled = True
+                for ref in pending:
+                    self.ray.cancel(ref, force=True)
             done, pending = self.ray.wait(pending, num_returns=1, timeout=DRAIN_SECONDS)
             if self._ledger is not None:
                 self._ledger.drain()
@@ -105,10 +125,15 @@ class RayBackend:
     def _outcome(self, ref: Any, job: EpisodeJob, started: str) -> EpisodeRow | VoidEpisode:
         """The task's row, or a void record when its worker process ended, also on
         Ray's retry (a Python policy calling `os._exit`, a crash, a kill, or a
-        decision that did not return after its time limit: Ray does not say which)."""
+        decision that did not return after its time limit: Ray does not say which),
+        or when a second Ctrl-C cancelled it."""
         try:
             result: EpisodeRow | VoidEpisode = self.ray.get(ref)
-        except self.ray.exceptions.WorkerCrashedError:
+        except self.ray.exceptions.RayError as err:
+            if self.cancelled:
+                return void_job(job, "interrupted", "stopped by Ctrl-C", started)
+            if not isinstance(err, self.ray.exceptions.WorkerCrashedError):
+                raise
             how = (
                 "a Ray worker; Ray does not report why: os._exit, a crash, a kill, or a "
                 "decision that did not return after its time limit"

@@ -91,8 +91,10 @@ class TaskLedger:
             raise BudgetExhausted()
 
     def settle(self, worst: Usage, actual: Usage | None) -> None:
-        # not awaited: a settle lost with its task is the driver's release
-        self.actor.settle.remote(self.key, worst)
+        import ray
+
+        # awaited: the episode's next reservation must not find this one still held
+        ray.get(self.actor.settle.remote(self.key, worst))
 
     def record(self, usage: Usage) -> None:
         import ray

@@ -5,11 +5,11 @@ dispatching while it is open and shows the pause).
 Why an actor and not the league database: the breaker must not outlive the run
 (the calls the budget counts do: the driver writes them). Its state is a few
 seconds of outcomes, one probe token and the waits of the calls held back: an
-actor runs the local runner's `CircuitBreaker` as it is (one clock, one event loop, the waits are awaits, not
-polls of a table), and, owned by the driver, dies with it, so a killed run
-leaves no open breaker behind for the next one. The database would need that
-state machine written again as transactions, on wall clocks, polled by every
-waiting call, and cleared at each start."""
+actor runs the local runner's `CircuitBreaker` as it is (one clock, one event
+loop, the waits are awaits, not polls of a table), and, owned by the driver,
+dies with it, so a killed run leaves no open breaker behind for the next one.
+The database would need that state machine written again as transactions, on
+wall clocks, polled by every waiting call, and cleared at each start."""
 
 from __future__ import annotations
 

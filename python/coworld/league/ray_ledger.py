@@ -107,7 +107,10 @@ class RayLedger:
     the database (`on_call`) and mirrors its ledger into the run's."""
 
     def __init__(
-        self, ledger: Ledger, on_call: Callable[[EpisodeJob, Usage], None] | None, calls: int
+        self,
+        ledger: Ledger,
+        on_call: Callable[[EpisodeJob, Usage], None] | None,
+        concurrency: int,
     ) -> None:
         import ray
 
@@ -116,8 +119,10 @@ class RayLedger:
         self.on_call = on_call
         self._jobs: dict[Key, EpisodeJob] = {}
         actor_class: Any = ray.remote(LedgerActor)
-        # No CPU reserved: every call of the run may wait on it at once.
-        self.actor = actor_class.options(num_cpus=0, max_concurrency=max(1000, 8 * calls)).remote(
+        # No CPU reserved; as the breaker's actor (`ray_breaker.start`), room for
+        # every task's call at once.
+        options = {"num_cpus": 0, "max_concurrency": max(1000, 8 * concurrency)}
+        self.actor = actor_class.options(**options).remote(
             ledger.max_tokens, ledger.max_cost_usd, ledger.spent, ledger.largest
         )
 

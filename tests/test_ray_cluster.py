@@ -1,7 +1,7 @@
 """A Claude league on a multi-node Ray cluster whose workers cannot open the league
 database (as on nodes that share no file system with the driver): the driver
 alone writes it, every answered call is counted (also a killed task's), and one
-budget holds across the nodes.
+budget holds across the nodes. And Ctrl-C stops a Ray league as it stops a local one.
 
 Ray allows one `ray.init` per process and the session's cluster has one node, so
 the cluster and its leagues run in a subprocess (`python -m tests.test_ray_cluster

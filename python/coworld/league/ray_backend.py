@@ -21,6 +21,7 @@ What Ray episodes share with the local backend's:
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -34,8 +35,10 @@ from .ray_ledger import RayLedger
 from .storage import Chunk, EpisodeRow, VoidEpisode, now
 from .work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_job
 
-#: How long the driver waits for a task before it writes the calls reported meanwhile.
+#: How often the driver writes the calls reported while it waits for tasks.
 DRAIN_SECONDS = 0.2
+#: How long one wait for a task lasts (Ctrl-C is seen between waits).
+WAIT_SECONDS = 0.05
 
 
 class RayBackend:
@@ -109,16 +112,19 @@ class RayBackend:
 
     def _wait(self, pending: list[Any]) -> tuple[Any, list[Any]]:
         """The next task to finish, and the others; the calls reported meanwhile
-        are written (also the finished task's own: each waits for its report)."""
-        cancelled = False
+        are written (also the finished task's own: each waits for its report).
+        Waits in short slices: a Ctrl-C's handler runs between them (two presses
+        within one wait would count as one)."""
+        cancelled, drained = False, time.monotonic()
         while True:
             if self.cancelled and not cancelled:
                 cancelled = True
                 for ref in pending:
                     self.ray.cancel(ref, force=True)
-            done, pending = self.ray.wait(pending, num_returns=1, timeout=DRAIN_SECONDS)
-            if self._ledger is not None:
+            done, pending = self.ray.wait(pending, num_returns=1, timeout=WAIT_SECONDS)
+            if self._ledger is not None and (done or time.monotonic() - drained > DRAIN_SECONDS):
                 self._ledger.drain()
+                drained = time.monotonic()
             if done:
                 return done[0], pending
 

@@ -96,7 +96,7 @@ def test_ctrl_c_stops_a_ray_league_cleanly(tmp_path, ray_cluster, ray_api, ray_s
 
     ray_script(slow)
     (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
-    (tmp_path / "l.toml").write_text(
+    (tmp_path / "l.toml").write_text(  # `out` relative to the driver's directory
         'name = "t"\ngames = ["connect-four"]\npolicies = ["tactician", "p.md"]\n'
         'episodes = 10\nseed = 4\nreplays = 0\nconcurrency = 2\nout = "t"\n'
     )
@@ -135,6 +135,9 @@ def test_ctrl_c_stops_a_ray_league_cleanly(tmp_path, ray_cluster, ray_api, ray_s
         else:  # cancelled: a call in flight answered but never read is not known
             assert voids and {v.cause for v in voids} == {"interrupted"}, (voids, out, err)
             assert 0 <= answered - spent <= 2
+        # the tasks wrote the replays there too, not in their own working directory
+        replays = [tmp_path / r.replay for r in rows if r.replay]
+        assert all(p.is_file() for p in replays) and (replays or presses == 2)
     finally:
         db.close()
 

@@ -24,6 +24,7 @@ import contextlib
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
@@ -94,7 +95,8 @@ class RayBackend:
                     job = next(source, None)
                     if job is None:
                         break
-                    ref = self._episode.remote(job, breaker, ledger.task(job) if ledger else None)
+                    task = ledger.task(job) if ledger else None
+                    ref = self._episode.remote(with_absolute_out(job), breaker, task)
                     jobs_of[ref] = (job, now())
                     pending.append(ref)
                 if not pending:
@@ -149,6 +151,8 @@ class RayBackend:
         finally:
             if self._ledger is not None:
                 self._ledger.finished(job)
+        if isinstance(result, EpisodeRow):
+            return replace(result, replay=job.out)  # as the league named it
         return result
 
     def _share_breaker(self, shared: Shared, concurrency: int) -> CircuitBreaker | None:
@@ -189,3 +193,9 @@ class RayBackend:
             self._breaker.shared = None
         self.ray.kill(self._actor)
         self._actor = None
+
+
+def with_absolute_out(job: EpisodeJob) -> EpisodeJob:
+    """`job` with its replay path made absolute: a worker's directory is not the
+    driver's (its files go under the league's `out` on the worker's node)."""
+    return replace(job, out=str(Path(job.out).resolve())) if job.out else job

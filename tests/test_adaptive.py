@@ -157,9 +157,9 @@ def test_bad_adaptive_fields_name_the_field(tmp_path, fields, field):
 
 def test_hanabi_grows_the_doubtful_policies_tables():
     import numpy as np
-    from coworld.league.records import Block
 
     from coworld.league.adaptive import plan_round
+    from coworld.league.records import Block
 
     rng = np.random.default_rng(3)
     idx = np.arange(6)

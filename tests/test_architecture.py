@@ -81,7 +81,7 @@ def test_a_backend_is_a_module_of_the_backends_package():
     assert backend_names() == ["local", "ray"]
     backend = make_backend("local")
     try:
-        assert backend.in_driver and backend.shares and not backend.interrupted
+        assert backend.in_driver and not backend.interrupted
     finally:
         backend.close()
 

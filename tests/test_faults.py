@@ -17,8 +17,7 @@ import pytest
 
 from coworld.calls import expand_calls
 from coworld.cli import main as cli
-from coworld.league import LeagueDB, LeagueRun, parse_league, standings, work
-from coworld.league.backends.local import LocalBackend
+from coworld.league import LeagueDB, LeagueRun, parse_league, standings
 from coworld.league.ranking import reliability
 from coworld.seats.infra import InfraPolicy
 
@@ -518,33 +517,27 @@ def test_play_refuses_a_zero_timeout(capsys):
     assert "--timeout: must be a number of seconds above 0" in capsys.readouterr().err
 
 
-class _OwnClients(LocalBackend):
-    """Episodes the way Ray runs them: no shared client or ledger; each episode builds
-    its own client and writes its calls to the league database (one at a time here)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.shares = False
-
-    def map_episodes(self, jobs, concurrency, shared):
-        for job in jobs:
-            yield work.play_episode(replace(job, calls_to=shared.calls_to, budget=shared.budget))
-
-
-def test_episodes_in_other_processes_reserve_each_call_in_the_database(tmp_path, api):
+def test_episodes_in_other_processes_reserve_each_call_in_the_driver(
+    tmp_path, ray_cluster, ray_api, ray_script, monkeypatch
+):
+    """Episodes in Ray tasks, one at a time: each call reserves against the driver's
+    ledger (its actor) first, and the driver writes it."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
+    ray_script(first_legal)
     config = league_file(
-        tmp_path, policies=["random", "p.md"], episodes=6, budget={"max_tokens": 6000}
-    )
-    run = LeagueRun(config, progress=False, infra=FAST)
-    run.engine.backend = run.session.backend = _OwnClients()
-    report = run.run()
+        tmp_path, policies=["random", "p.md"], episodes=6, concurrency=1,
+        budget={"max_tokens": 6000},
+    )  # fmt: skip
+    before = ray_api.answered
+    report = LeagueRun(config, backend="ray", progress=False, infra=FAST).run()
     db = LeagueDB(config.database)
     try:
         spent = db.spent("t")
         largest = max(r.usage.tokens for r in db.runner_rows("t"))
         assert report.budget_stopped and report.missing > 0 and largest > 0
-        # each call reserved its worst case in the database first: never past the cap
-        assert spent.tokens <= 6000 and spent.calls == api.answered
+        # each call reserved its worst case first: never past the cap
+        assert spent.tokens <= 6000 and spent.calls == ray_api.answered - before
         voids = [v for a in db.open_voids("t").values() for v in a]
         assert [v.cause for v in voids] == ["budget"]  # the call that did not fit
         assert db.conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 0

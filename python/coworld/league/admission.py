@@ -52,11 +52,8 @@ class PairingCost:
 class Admission:
     """Which Claude episodes may start: see the module doc."""
 
-    def __init__(self, ledger: Ledger, live: bool) -> None:
+    def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
-        #: Whether `on_call` hears every call as it is answered (else: only what
-        #: finished episodes report).
-        self.live = live
         self.pairings: dict[str, PairingCost] = {}
         self._flight: dict[tuple[str, int], Usage] = {}  # episodes in flight: usage so far
         self._lock = threading.Lock()
@@ -114,8 +111,6 @@ class Admission:
             p = self.pairings.get(result.pairing)
             if p is None:
                 return
-            if not self.live:
-                p.answered.add(result.usage)
             if isinstance(result, EpisodeRow):  # a void one stopped early: not its length
                 p.finished += 1
                 p.finished_calls += result.usage.calls

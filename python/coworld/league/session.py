@@ -88,7 +88,7 @@ class ClaudeSession:
             )
         if self.halted:
             return False
-        if self._budget_exhausted(db):
+        if self._budget_exhausted():
             self.budget_stopped = True
             return False
         if not self._admits(p):
@@ -173,8 +173,7 @@ class ClaudeSession:
             record=lambda usage: db.add_call(name, "preflight", 0, usage),
         ):
             self.budget_stopped = True
-        db.clear_reservations(name)
-        self.admission = admission = Admission(self.ledger, live=self.backend.shares)
+        self.admission = admission = Admission(self.ledger)
 
         def on_call(key: EpisodeKey, usage: Usage) -> None:
             db.add_call(name, key.pairing, key.idx, usage)
@@ -193,25 +192,15 @@ class ClaudeSession:
                 console=self.console if self.show_progress else None,
                 on_call=admission.on_call,
             )
-        return Shared(
-            client,
-            on_call,
-            calls_to=(str(db.path.resolve()), name),
-            budget=(c.max_tokens, c.max_cost_usd) if c.capped else None,
-            batch=batch,
-        )
+        return Shared(client, on_call, batch=batch)
 
     # ---- gating ---------------------------------------------------------------
 
-    def _budget_exhausted(self, db: LeagueDB) -> bool:
-        """No further call fits the budget. Episodes in other processes (Ray) reserve
-        in the database, not in this ledger: what they spent so far is read back
-        from there (each of their calls is written as it returns)."""
-        if self.ledger is None:
-            return False
-        if not self.backend.shares:
-            self.ledger.spent = db.spent(self.config.name)
-        return self.ledger.exhausted
+    def _budget_exhausted(self) -> bool:
+        """No further call fits the budget (every backend's calls reach this ledger:
+        in this process, through the driver's ledger service, or mirrored from Ray's
+        ledger actor)."""
+        return self.ledger is not None and self.ledger.exhausted
 
     def _admits(self, p: Pairing) -> bool:
         """Whether the budget left covers finishing every episode in flight and one

@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS calls (
     calls INTEGER NOT NULL, cost_usd REAL NOT NULL, at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS calls_league ON calls (league);
--- worst cases of calls in flight in other processes (league.shared_budget)
+-- unused: reservations are kept by the driver now (kept for older databases)
 CREATE TABLE IF NOT EXISTS reservations (
     league TEXT NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL NOT NULL
 );
@@ -287,12 +287,6 @@ class LeagueDB(LeagueReader):
                 self.failure = err
                 if not keep_pending(self.path, row):
                     raise database_failure(self.path, err) from None
-
-    def clear_reservations(self, league: str) -> None:
-        """Drop reservations left by the processes of a killed run (none is in flight
-        when a run starts)."""
-        with self.transaction() as c:
-            c.execute("DELETE FROM reservations WHERE league=?", (league,))
 
     def add_void(self, league: str, v: VoidEpisode) -> None:
         u = v.usage

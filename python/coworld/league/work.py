@@ -21,11 +21,9 @@ from ..seats.python_policy import PythonPolicy
 from ..simulate import simulate
 from ..streams import draw_entropy
 from ..usage import Usage
-from .backends.driver_ledger import Address, RemoteLedger
+from .backends.driver_ledger import Address, EpisodeLedger, RemoteLedger
 from .human_host import fields_a_human
 from .records import DISK, Chunk, EpisodeKey, EpisodeRow, Keyed, Played, VoidEpisode, now
-from .shared_budget import Caps, SharedLedger
-from .storage import LeagueDB
 
 #: A game's settings as the core takes them (`{"seats": 4}` for Hanabi), or None.
 Settings = dict[str, Any] | None
@@ -60,12 +58,6 @@ class EpisodeJob(Keyed):
     out: str | None = None
     #: Retrying infrastructure failures (for a client the episode builds itself).
     infra: InfraPolicy = InfraPolicy()
-    #: (league database, league) where an episode in a worker process writes each
-    #: answered call's usage as it returns (SQLite WAL), or None.
-    calls_to: tuple[str, str] | None = None
-    #: The league's budget caps, for a worker process to reserve each call against
-    #: (in the database, with every other process of the run), or None.
-    budget: Caps | None = None
     #: The driver's ledger service (`backends.driver_ledger`), through which an episode
     #: in a local worker process reserves and records each call, or None.
     ledger_at: Address | None = None
@@ -80,10 +72,6 @@ class Shared:
 
     client: ClaudeClient | None = None
     on_call: Callable[[EpisodeKey, Usage], None] | None = None
-    #: (league database, league) for backends whose episodes run in other processes.
-    calls_to: tuple[str, str] | None = None
-    #: The budget caps those episodes reserve against (None: no budget).
-    budget: Caps | None = None
     #: Batch mode: the collector the driver's Claude episodes ask through (None: realtime).
     batch: BatchClient | None = None
 
@@ -121,25 +109,27 @@ def computes(job: EpisodeJob) -> bool:
     )
 
 
-def play_episode(job: EpisodeJob, breaker: CircuitBreaker | None = None) -> Played:
-    """One episode on its own event loop and client (a Ray worker, a replay); its
-    calls go through `breaker` (the run's, shared across processes) if given."""
-    return asyncio.run(_play_with_own_client(job, breaker))
+def play_episode(
+    job: EpisodeJob, breaker: CircuitBreaker | None = None, ledger: EpisodeLedger | None = None
+) -> Played:
+    """One episode on its own event loop and client (a worker process, a Ray task, a
+    replay); its calls go through `breaker` (the run's, shared across processes) and
+    reserve and record through `ledger` (the driver's), if given."""
+    return asyncio.run(_play_with_own_client(job, breaker, ledger))
 
 
-async def _play_with_own_client(job: EpisodeJob, breaker: CircuitBreaker | None = None) -> Played:
+async def _play_with_own_client(
+    job: EpisodeJob, breaker: CircuitBreaker | None = None, ledger: EpisodeLedger | None = None
+) -> Played:
     claude = any(isinstance(p, ClaudePolicy) for p in job.policies) and has_credentials()
-    db = LeagueDB(job.calls_to[0]) if job.calls_to and claude else None
-    ledger: RemoteLedger | SharedLedger | None = None
+    if not claude:
+        ledger = None
+    elif ledger is None and job.ledger_at is not None:  # a local worker process
+        ledger = RemoteLedger(job.ledger_at, (job.pairing, job.idx))
     on_call = None
-    if claude and job.ledger_at is not None:  # a local worker process: the driver keeps both
-        remote = ledger = RemoteLedger(job.ledger_at, (job.pairing, job.idx))
-        on_call = lambda key, usage: remote.record(usage)  # noqa: E731
-    elif db is not None and job.calls_to is not None:
-        league = job.calls_to[1]
-        on_call = lambda key, usage: db.add_call(league, key.pairing, key.idx, usage)  # noqa: E731
-        if job.budget is not None:
-            ledger = SharedLedger(db, league, job.budget)
+    if ledger is not None:  # the driver keeps the budget and writes each call
+        recorder = ledger
+        on_call = lambda key, usage: recorder.record(usage)  # noqa: E731
     client = (
         ClaudeClient(
             timeout=job.clock.llm_timeout_seconds, infra=job.infra, breaker=breaker, ledger=ledger
@@ -152,8 +142,6 @@ async def _play_with_own_client(job: EpisodeJob, breaker: CircuitBreaker | None 
     finally:
         if client is not None:
             await client.close()
-        if db is not None:
-            db.close()
 
 
 async def play_async(job: EpisodeJob, shared: Shared) -> Played:

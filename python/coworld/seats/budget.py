@@ -42,8 +42,8 @@ def worst_case(policy: ClaudePolicy, system: str, messages: list[dict[str, Any]]
 
 
 class Budget(Protocol):
-    """What a client needs of a ledger: `Ledger` in one process, or
-    `league.shared_budget.SharedLedger` across the processes of a run."""
+    """What a client needs of a ledger: `Ledger` in the driver, or the driver's
+    reached from another process (`league.backends.driver_ledger`, `league.backends.ray_ledger`)."""
 
     def reserve(self, worst: Usage) -> None: ...
 

@@ -15,8 +15,10 @@ from ..work import ChunkJob, EpisodeJob, Shared
 
 
 class Backend(Protocol):
-    #: True when episodes use `Shared` (one client, each call's usage recorded at once).
-    shares: bool
+    """Every backend keeps the run's budget and writes each answered call's usage
+    in the driver, as it returns (through `Shared.on_call`): the run's ledger sees
+    every call, wherever its episode plays."""
+
     #: Set when Ctrl-C stopped `map_episodes` early.
     interrupted: bool
     #: True when episodes play in the driver's process (a human seat's link is
@@ -32,8 +34,7 @@ class Backend(Protocol):
     ) -> Iterator[Played]:
         """Run episodes, at most `concurrency` at once, pulling jobs lazily (so the
         caller can stop dispatching); yield each row (or void record) as it finishes.
-        `shared` holds the run's client and call recorder where the backend can share
-        them (`shares` says whether it does)."""
+        `shared` holds the run's client (its breaker and ledger) and call recorder."""
         ...
 
     def close(self) -> None:

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Connection, Listener
-from typing import Any
+from typing import Any, Protocol
 
 from ...seats.budget import Budget, BudgetExhausted
 from ...usage import Usage
@@ -27,6 +27,13 @@ from ..records import EpisodeKey
 Address = tuple[str, bytes]
 #: An episode: (pairing, index).
 Key = tuple[str, int]
+
+
+class EpisodeLedger(Budget, Protocol):
+    """An episode's budget and call recorder kept by the driver, from another
+    process: `RemoteLedger` here, `ray_ledger.TaskLedger` on Ray."""
+
+    def record(self, usage: Usage) -> None: ...
 
 
 class LedgerService:

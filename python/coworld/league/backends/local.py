@@ -44,7 +44,6 @@ class LocalBackend:
         #: Each event-loop episode in flight: its job (for the void of one cancelled
         #: before it began).
         self._in_loop: dict[Future[Played], EpisodeJob] = {}
-        self.shares = True
         self.in_driver = True
         self.interrupted = False
         #: A second Ctrl-C: episodes in flight are cancelled (worker processes ended).

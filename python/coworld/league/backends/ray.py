@@ -1,13 +1,14 @@
 """The Ray backend: scripted chunks and Claude episodes become Ray tasks; their
 rows come back to the driver, which writes them through the same storage path
-as the local backend. Ray is an optional extra (`pip install -e '.[cluster]'` in a checkout).
+as the local backend. Ray is an optional extra (`pip install -e '.[cluster]' in a checkout).
+Tasks never open the league database: it stays with the driver, so the nodes
+share no file system with it.
 
 What Ray episodes share with the local backend's:
-- The budget. Each task reserves each call's worst case in the league database,
-  against the calls every task has written and every reservation in flight
-  (`the league database`), so the budget is overshot by no more than calls
-  in flight cost beyond their worst case; the driver also reads the spend back
-  before each dispatch and stops at the cap.
+- The budget and the call records (`ray_ledger`): one actor the driver owns,
+  against which every task's call reserves its worst case and to which it
+  reports its usage as it is answered. The driver writes those calls while it
+  waits for tasks, and the run's ledger mirrors the actor's.
 - The circuit breaker (`ray_breaker`): one `CircuitBreaker` in an actor the
   driver owns, through which every task's client admits each call and records
   its outcome. While most calls fail, the whole league sends one probe at a
@@ -20,16 +21,26 @@ What Ray episodes share with the local backend's:
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
+from ...seats.budget import Ledger
 from ...seats.infra import CircuitBreaker
-from ..records import WORKER_DIED, Chunk, Played, now
+from ..records import WORKER_DIED, Chunk, EpisodeRow, Played, now
 from ..work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_job
 from . import ray_breaker
 from .base import worker_died
+from .processes import ctrl_c_sets_flags
+from .ray_ledger import RayLedger
+
+#: How often the driver writes the calls reported while it waits for tasks.
+DRAIN_SECONDS = 0.2
+#: How long one wait for a task lasts (Ctrl-C is seen between waits).
+WAIT_SECONDS = 0.05
 
 
 class RayBackend:
@@ -41,9 +52,10 @@ class RayBackend:
                 "the ray backend needs Ray: pip install -e '.[cluster]' in a checkout", "backend"
             ) from err
         self.ray = ray
-        self.shares = False
-        self.in_driver = False
         self.interrupted = False
+        self.in_driver = False
+        #: A second Ctrl-C: episodes in flight are cancelled.
+        self.cancelled = False
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         # Ray workers do not set RAYON_NUM_THREADS: pass the thread count to each task.
@@ -56,6 +68,8 @@ class RayBackend:
         self._breaker: CircuitBreaker | None = None
         self._actor: Any = None
         self._tasks_breaker: CircuitBreaker | None = None
+        #: The run's budget and call records, for its tasks (started on first use).
+        self._ledger: RayLedger | None = None
 
     @classmethod
     def start(cls, address: str | None = None, threads: int | None = None) -> RayBackend:
@@ -71,41 +85,81 @@ class RayBackend:
     def map_episodes(
         self, jobs: Iterable[EpisodeJob], concurrency: int, shared: Shared
     ) -> Iterator[Played]:
-        """Each task builds (and closes) its own client and writes each answered
-        call's usage to the league database (`shared.calls_to`) as it returns, so
-        the calls of a killed task are counted; the database must be on a file
-        system the workers share with the driver. Their calls go through the
-        run's breaker, which lives in an actor (started on first use)."""
+        """Each task builds (and closes) its own client; its calls reserve and report
+        through the run's ledger actor and go through the run's breaker (both started
+        on first use). While it waits, the driver writes the calls reported so far.
+        Ctrl-C as on the local backend: the first stops dispatching and lets the
+        episodes in flight finish, the next cancels them (each comes back void,
+        `interrupted`); inside, Ctrl-C only sets flags."""
         breaker = self._share_breaker(shared, concurrency)
+        ledger = self._share_ledger(shared, concurrency)
         pending: list[Any] = []
         jobs_of: dict[Any, tuple[EpisodeJob, str]] = {}
-        for job in jobs:
-            job = replace(job, calls_to=shared.calls_to, budget=shared.budget)
-            ref = self._episode.remote(job, breaker)
-            jobs_of[ref] = (job, now())
-            pending.append(ref)
-            if len(pending) >= concurrency:
-                done, pending = self.ray.wait(pending, num_returns=1)
-                yield self._outcome(done[0], *jobs_of.pop(done[0]))
-        while pending:
-            done, pending = self.ray.wait(pending, num_returns=1)
-            yield self._outcome(done[0], *jobs_of.pop(done[0]))
+        source = iter(jobs)
+        with ctrl_c_sets_flags(self._ctrl_c):
+            while True:
+                while not self.interrupted and len(pending) < concurrency:
+                    job = next(source, None)
+                    if job is None:
+                        break
+                    task = ledger.task(job.key) if ledger else None
+                    ref = self._episode.remote(with_absolute_out(job), breaker, task)
+                    jobs_of[ref] = (job, now())
+                    pending.append(ref)
+                if not pending:
+                    break
+                done, pending = self._wait(pending)
+                yield self._outcome(done, *jobs_of.pop(done))
         if self._breaker is not None and self._actor is not None:
             self._breaker.refresh()  # the report's pauses: the last one's end too
+
+    def _ctrl_c(self) -> None:
+        """A Ctrl-C: the first stops dispatching, the next cancels what is in flight
+        (`_wait` does, outside the signal handler)."""
+        self.cancelled = self.interrupted
+        self.interrupted = True
+
+    def _wait(self, pending: list[Any]) -> tuple[Any, list[Any]]:
+        """The next task to finish, and the others; the calls reported meanwhile
+        are written (also the finished task's own: each waits for its report).
+        Waits in short slices: a Ctrl-C's handler runs between them (two presses
+        within one wait would count as one)."""
+        cancelled, drained = False, time.monotonic()
+        while True:
+            if self.cancelled and not cancelled:
+                cancelled = True
+                for ref in pending:
+                    self.ray.cancel(ref, force=True)
+            done, pending = self.ray.wait(pending, num_returns=1, timeout=WAIT_SECONDS)
+            if self._ledger is not None and (done or time.monotonic() - drained > DRAIN_SECONDS):
+                self._ledger.drain()
+                drained = time.monotonic()
+            if done:
+                return done[0], pending
 
     def _outcome(self, ref: Any, job: EpisodeJob, started: str) -> Played:
         """The task's row, or a void record when its worker process ended, also on
         Ray's retry (a Python policy calling `os._exit`, a crash, a kill, or a
-        decision that did not return after its time limit: Ray does not say which)."""
+        decision that did not return after its time limit: Ray does not say which),
+        or when a second Ctrl-C cancelled it."""
         try:
             result: Played = self.ray.get(ref)
-        except self.ray.exceptions.WorkerCrashedError:
+        except self.ray.exceptions.RayError as err:
+            if self.cancelled:
+                return void_job(job, "interrupted", "stopped by Ctrl-C", started)
+            if not isinstance(err, self.ray.exceptions.WorkerCrashedError):
+                raise
             how = (
                 "a Ray worker; Ray does not report why: os._exit, a crash, a kill, or a "
                 "decision that did not return after its time limit"
             )
             detail = worker_died(job, how, "also when Ray ran it again")
             return void_job(job, WORKER_DIED, detail, started)
+        finally:
+            if self._ledger is not None:
+                self._ledger.finished(job.key)
+        if isinstance(result, EpisodeRow):
+            return replace(result, replay=job.out)  # as the league named it
         return result
 
     def _share_breaker(self, shared: Shared, concurrency: int) -> CircuitBreaker | None:
@@ -122,8 +176,21 @@ class RayBackend:
             self._breaker.shared = state
         return self._tasks_breaker
 
+    def _share_ledger(self, shared: Shared, concurrency: int) -> RayLedger | None:
+        """The run's ledger actor, started from the run's ledger (its spend so far)."""
+        if shared.client is None or shared.client.ledger is None:
+            return None
+        if self._ledger is None:
+            assert isinstance(shared.client.ledger, Ledger)
+            self._ledger = RayLedger(shared.client.ledger, shared.on_call, concurrency)
+        return self._ledger
+
     def close(self) -> None:
-        """End the breaker's actor; the run's breaker keeps what it mirrored last."""
+        """End the actors: the ledger's after a last drain; the run's breaker keeps
+        what it mirrored last."""
+        if self._ledger is not None:
+            ledger, self._ledger = self._ledger, None
+            ledger.close()
         if self._actor is None:
             return
         if self._breaker is not None:
@@ -133,6 +200,12 @@ class RayBackend:
             self._breaker.shared = None
         self.ray.kill(self._actor)
         self._actor = None
+
+
+def with_absolute_out(job: EpisodeJob) -> EpisodeJob:
+    """`job` with its replay path made absolute: a worker's directory is not the
+    driver's (its files go under the league's `out` on the worker's node)."""
+    return replace(job, out=str(Path(job.out).resolve())) if job.out else job
 
 
 BACKEND = RayBackend

@@ -2,15 +2,14 @@
 the driver owns, reached by every task's client and by the driver (which holds
 dispatching while it is open and shows the pause).
 
-Why an actor and not the league database (where the budget's reservations are):
-the budget must outlive the run (every token accounted, after a kill too); the
-breaker must not. Its state is a few seconds of outcomes, one probe token and
-the waits of the calls held back: an actor runs the local runner's
-`CircuitBreaker` as it is (one clock, one event loop, the waits are awaits, not
-polls of a table), and, owned by the driver, dies with it, so a killed run
-leaves no open breaker behind for the next one. The database would need that
-state machine written again as transactions, on wall clocks, polled by every
-waiting call, and cleared at each start."""
+Why an actor and not the league database: the breaker must not outlive the run
+(the calls the budget counts do: the driver writes them). Its state is a few
+seconds of outcomes, one probe token and the waits of the calls held back: an
+actor runs the local runner's `CircuitBreaker` as it is (one clock, one event
+loop, the waits are awaits, not polls of a table), and, owned by the driver,
+dies with it, so a killed run leaves no open breaker behind for the next one.
+The database would need that state machine written again as transactions, on
+wall clocks, polled by every waiting call, and cleared at each start."""
 
 from __future__ import annotations
 

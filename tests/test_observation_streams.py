@@ -223,7 +223,7 @@ def claude(pair: Pair, side: Side) -> list[Any]:
     policies: list[Policy | str] = ["random"] * seats
     policies[pair.observer] = policy
     ep = Episode(spec(pair, side), policies, seed=side.seed, entropy=ENTROPY)
-    out: list[Any] = [ep._system_prompt(policy)]
+    out: list[Any] = [ep.system_prompt(policy)]
     for state in turns(pair, side):
         ep.state = state
         out.append(

@@ -445,7 +445,7 @@ class Episode:
         move = self.state.baseline_move(self.family.FALLBACK)
         return Decision(move, "fallback", cause, Reply(move=move), calls, usage)
 
-    def _system_prompt(self, policy: ClaudePolicy) -> str:
+    def system_prompt(self, policy: ClaudePolicy) -> str:
         known = self._systems.get(policy.prompt)
         if known is not None:
             return known
@@ -461,7 +461,7 @@ class Episode:
         if self.client is None:
             self.client = ClaudeClient(timeout=self.clock.llm_timeout_seconds)
             self._owns_client = True
-        system = self._system_prompt(policy)
+        system = self.system_prompt(policy)
         observation = self.family.observation_text(
             self.state,
             seat,

@@ -122,7 +122,7 @@ def _estimate(config: LeagueConfig, p: Pairing, seats: list[Policy], claude: lis
     for i in claude:
         policy = seats[i]
         assert isinstance(policy, ClaudePolicy)
-        system = episode._system_prompt(policy)
+        system = episode.system_prompt(policy)
         observation = episode.family.observation_text(
             episode.state, i, notes="", operator_prompt=policy.prompt, aliases=episode.aliases
         )
@@ -168,7 +168,7 @@ def _longest_prompts(
                 observation = episode.family.observation_text(
                     state, seat, notes=notes, operator_prompt=policy.prompt, aliases=episode.aliases
                 )
-                size = len(episode._system_prompt(policy).encode()) + len(observation.encode())
+                size = len(episode.system_prompt(policy).encode()) + len(observation.encode())
                 longest[seat] = max(longest[seat], size)
             state = state.apply(state.baseline_move(stand_in))
     return longest
@@ -191,7 +191,7 @@ def episode_bounds(config: LeagueConfig, p: Pairing) -> tuple[int, Usage]:
                 episode.state, i, notes="", operator_prompt=policy.prompt, aliases=episode.aliases
             )
             messages = [{"role": "user", "content": observation}]
-            call = worst_case(policy, episode._system_prompt(policy), messages)
+            call = worst_case(policy, episode.system_prompt(policy), messages)
             if config.mode == "batch":  # every row of the price at half
                 call.cost_usd /= 2
             worst = max(worst, call, key=lambda u: u.cost_usd)

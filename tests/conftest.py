@@ -26,7 +26,7 @@ def first_column(body, n):
 def ray_api():
     """A Messages API server for Claude episodes on Ray workers (a test may set its
     `script` for a while; `ray_script` puts it back)."""
-    from .mock_anthropic import MockAnthropic
+    from tests.support.mock_anthropic import MockAnthropic
 
     with MockAnthropic(first_column) as mock:
         yield mock

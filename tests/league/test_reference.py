@@ -18,7 +18,7 @@ from coworld.cli_reference import EXIT_CODES, rules_text
 from coworld.exit_codes import ExitCode
 from coworld.seats.policy import FIELDS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 
@@ -196,9 +196,8 @@ def test_the_claude_example_league_runs(tmp_path, monkeypatch):
 
     from coworld.league import LeagueRun
     from coworld.league.config import load_league
-
-    from .conftest import first_column
-    from .mock_anthropic import MockAnthropic
+    from tests.conftest import first_column
+    from tests.support.mock_anthropic import MockAnthropic
 
     def answer(body, n):
         system = json.dumps(body.get("system", ""))  # the pre-flight check has none

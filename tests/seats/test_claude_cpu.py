@@ -13,10 +13,9 @@ import anthropic
 from coworld.episode import play
 from coworld.league import LeagueRun
 from coworld.seats.claude import ClaudeClient
-
-from .mock_anthropic import MockAnthropic
-from .test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
-from .test_faults import FAST, api, league_file  # noqa: F401 (api: a fixture)
+from tests.league.test_faults import FAST, api, league_file  # noqa: F401 (api: a fixture)
+from tests.seats.test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
+from tests.support.mock_anthropic import MockAnthropic
 
 
 def _sent(client: anthropic.AsyncAnthropic, mock: MockAnthropic, times: int) -> None:

@@ -12,8 +12,7 @@ import coworld
 from coworld import _core
 from coworld.episode import Episode
 from coworld.replay import recheck
-
-from .test_league import league
+from tests.league.test_league import league
 
 
 @pytest.mark.parametrize(

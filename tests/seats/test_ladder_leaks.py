@@ -21,9 +21,8 @@ import pytest
 
 import coworld
 from coworld.games import ROTATION, of_family
-
-from .test_fog_leaks import what_the_seat_may_know
-from .test_hanabi_leaks import SEATS, quiet_actions, shuffled_deck, variants
+from tests.seats.test_fog_leaks import what_the_seat_may_know
+from tests.seats.test_hanabi_leaks import SEATS, quiet_actions, shuffled_deck, variants
 
 
 @pytest.mark.parametrize("policy", ["tracker", "tracker?eps=0.5"])

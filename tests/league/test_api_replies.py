@@ -20,8 +20,7 @@ from coworld.league import LeagueDB, LeagueRun, load_league
 from coworld.league.schedule import build_schedule
 from coworld.seats.claude import ClaudeClient
 from coworld.seats.policy import load_policy
-
-from .test_faults import (
+from tests.league.test_faults import (
     FAST,
     _league_toml,
     api,  # noqa: F401 (a fixture)

@@ -16,8 +16,7 @@ import pytest
 
 from coworld.league import LeagueDB, load_league
 from coworld.league.runner import LeagueInterrupted, LeagueRun
-
-from .test_faults import api, first_legal
+from tests.league.test_faults import api, first_legal
 
 __all__ = ["api"]  # the mock server's fixture, used here by name
 

@@ -21,8 +21,7 @@ from coworld.league import LeagueDB, LeagueRun, parse_league, standings, work
 from coworld.league.backend import LocalBackend
 from coworld.league.ranking import reliability
 from coworld.seats.infra import InfraPolicy
-
-from .mock_anthropic import MockAnthropic, outage
+from tests.support.mock_anthropic import MockAnthropic, outage
 
 #: Infrastructure retries at test speed (the league default waits minutes).
 FAST = InfraPolicy(

@@ -12,10 +12,14 @@ import pytest
 import coworld
 from coworld.league import LeagueDB, LeagueRun, parse_league
 from coworld.seats.infra import InfraPolicy
+from tests.support.mock_anthropic import (
+    MockAnthropic,
+    billed_at_worst,
+    billed_by_size,
+    random_legal,
+)
 
-from .mock_anthropic import MockAnthropic, billed_at_worst, billed_by_size, random_legal
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FAST = InfraPolicy(
     patience_seconds=20.0, base_delay=0.01, max_delay=0.2, min_calls=6, probe_seconds=0.05
 )

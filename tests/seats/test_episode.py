@@ -1,5 +1,5 @@
 """The episode runner end to end, through the real `anthropic` client talking to a
-scripted Messages API server on 127.0.0.1 (tests/mock_anthropic.py)."""
+scripted Messages API server on 127.0.0.1 (tests/support/mock_anthropic.py)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,7 @@ from coworld.replay import ReplayMismatch, recheck
 from coworld.seats.claude import ClaudeClient
 from coworld.seats.infra import InfraFailure, InfraPolicy
 from coworld.seats.policy import ClaudePolicy
-
-from .mock_anthropic import MockAnthropic, user_text
+from tests.support.mock_anthropic import MockAnthropic, user_text
 
 #: Infrastructure retries at test speed.
 FAST = InfraPolicy(patience_seconds=5.0, base_delay=0.005, max_delay=0.02, probe_seconds=0.01)

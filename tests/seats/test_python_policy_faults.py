@@ -28,7 +28,7 @@ from coworld.league.storage import EpisodeRow, LeagueDB, VoidEpisode
 from coworld.league.work import EpisodeJob, Shared
 from coworld.seats.policy import load_policy
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 SPIN = "TIME_LIMIT = 0.3\ndef act(view, legal_moves):\n    while True:\n        pass\n"
 SLEEP = "import time\nTIME_LIMIT = 0.3\ndef act(view, legal_moves):\n    time.sleep(60)\n"

@@ -21,11 +21,10 @@ from coworld.league import LeagueDB, LeagueRun, parse_league
 from coworld.replay import recheck
 from coworld.seats.claude import Usage
 from coworld.seats.infra import InfraPolicy
+from tests.support.mock_anthropic import MockAnthropic, user_text
+from tests.support.mock_batches import MockBatches
 
-from .mock_anthropic import MockAnthropic, user_text
-from .mock_batches import MockBatches
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAST = InfraPolicy(patience_seconds=20.0, base_delay=0.01, max_delay=0.2)
 
 
@@ -297,7 +296,7 @@ def test_a_request_that_keeps_failing_voids_its_episode_with_the_cause(
 def test_the_budget_cap_holds_in_batch_mode(tmp_path, monkeypatch):
     """Each round reserves its worst case and shrinks to what is left: the spend
     never passes the cap, though every request is billed at its max_tokens."""
-    from .mock_anthropic import billed_at_worst
+    from tests.support.mock_anthropic import billed_at_worst
 
     cap = 0.08
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.mock_anthropic import ERROR_TYPES, Billing, MockAnthropic, Script
+from tests.support.mock_anthropic import ERROR_TYPES, Billing, MockAnthropic, Script
 
 Outcome = Callable[[str, dict[str, Any], int], tuple | None]
 _BATCH = re.compile(r"^/v1/messages/batches/([\w-]+)(/results|/cancel)?$")
@@ -178,10 +178,10 @@ class MockBatches(MockAnthropic):
 
 
 def serve(delay: float) -> None:
-    """`python -m tests.mock_batches DELAY`: a batch server answering every request
+    """`python -m tests.support.mock_batches DELAY`: a batch server answering every request
     with a random legal move, each batch DELAY seconds after it is created (for
     measurements: the server's CPU is not billed to the league's process)."""
-    from tests.mock_anthropic import random_legal
+    from tests.support.mock_anthropic import random_legal
 
     mock = MockBatches(random_legal, delay=delay)
     with mock:

@@ -307,7 +307,7 @@ def user_text(body: dict[str, Any]) -> str:
 
 
 def serve_with_latency(latency: float) -> None:
-    """`python -m tests.mock_anthropic LATENCY`: a mock answering every request
+    """`python -m tests.support.mock_anthropic LATENCY`: a mock answering every request
     with the first legal column after LATENCY seconds (for benchmarks: the
     server's CPU is not billed to the league's process)."""
     import re

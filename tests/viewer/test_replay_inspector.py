@@ -11,10 +11,9 @@ from starlette.testclient import TestClient
 
 from coworld.episode import Episode
 from coworld.viewer import ViewerServer, create_app
-
-from .test_calls import garbage_then_good
-from .test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
-from .test_viewer import browser  # noqa: F401 (the shared Chromium fixture)
+from tests.seats.test_calls import garbage_then_good
+from tests.seats.test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
+from tests.viewer.test_viewer import browser  # noqa: F401 (the shared Chromium fixture)
 
 
 def thinking_then_garbage_then_good(episode, body, n):

@@ -446,8 +446,7 @@ def test_conventions_beats_cautious_in_a_real_hanabi_league(tmp_path):
 
 def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, monkeypatch, capsys):
     from coworld.league.runner import LeagueRun as Run
-
-    from .mock_anthropic import MockAnthropic
+    from tests.support.mock_anthropic import MockAnthropic
 
     def model(body, n):
         import re

@@ -113,7 +113,7 @@ def test_the_episode_budget_stops_it(tmp_path):
 
 
 def test_a_claude_policy_in_an_adaptive_league(tmp_path, monkeypatch):
-    from .mock_anthropic import MockAnthropic
+    from tests.support.mock_anthropic import MockAnthropic
 
     def model(body, n):  # the first legal file: stacks file a
         legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])

@@ -464,7 +464,7 @@ def _mean_ci(xs) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(var / n)
 
 
-README = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"  # the claim's table
+README = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"  # the claim's table
 
 
 def _self_play(policy: str, seats: int) -> tuple[float, float]:

@@ -20,9 +20,8 @@ from rich.console import Console
 from coworld.league import LeagueDB, LeagueRun, parse_league
 from coworld.league.ray_breaker import BreakerActor
 from coworld.seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
-
-from .conftest import first_column
-from .test_faults import claude_results
+from tests.conftest import first_column
+from tests.league.test_faults import claude_results
 
 #: Test-speed retries. A pause probes every 0.1 s, then 0.2, then 0.4 s at most;
 #: the breaker opens at 8 failures of the last 10 outcomes.

@@ -28,11 +28,10 @@ from coworld.sdk import assert_no_information_leak
 from coworld.sdk.canonical import canonical_json
 from coworld.seats.human import PAYLOAD_KEYS, HumanPolicy, HumanTable, seat_payload
 from coworld.viewer import ViewerServer, create_app
+from tests.seats.test_hanabi_leaks import quiet_actions, shuffled_deck, variants
+from tests.viewer.test_viewer import browser, chromium_path  # noqa: F401 (the shared Chromium fixture)
 
-from .test_hanabi_leaks import quiet_actions, shuffled_deck, variants
-from .test_viewer import browser, chromium_path  # noqa: F401 (the shared Chromium fixture)
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: Where the browser tests leave screenshots of the seat pages (default: tmp_path).
 SHOTS = os.environ.get("COWORLD_SCREENSHOTS")
 

@@ -78,7 +78,7 @@ def test_a_crashed_gate_resumes_to_the_clean_result(tmp_path, monkeypatch):
 
 
 def test_a_claude_candidate_through_the_cli(tmp_path, monkeypatch, capsys):
-    from .mock_anthropic import MockAnthropic
+    from tests.support.mock_anthropic import MockAnthropic
 
     def model(body, n):  # always the first legal file: stacks file a, far above random
         legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])

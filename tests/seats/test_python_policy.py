@@ -22,7 +22,7 @@ from coworld.replay import recheck
 from coworld.seats.policy import load_policy
 from coworld.seats.python_policy import PythonPolicy
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def bot(tmp_path: Path, name: str, body: str) -> str:

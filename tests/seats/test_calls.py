@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 from coworld.calls import ACCOUNTING_ROOM_BYTES, CallsSidecar, expand_calls
-
-from .test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
+from tests.seats.test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
 
 
 def garbage_then_good(episode, body, n):

@@ -16,8 +16,7 @@ from coworld.league import LeagueDB
 from coworld.league.db_faults import pending_path
 from coworld.league.storage import LeagueDB as StorageDB
 from coworld.replay import JsonLinesWriter
-
-from .test_faults import _league_toml, api, first_legal
+from tests.league.test_faults import _league_toml, api, first_legal
 
 __all__ = ["api"]  # the mock server's fixture, used here by name
 

@@ -359,6 +359,6 @@ def test_coworld_play_banner_labels_recon_hex_5_an_original_variant(tmp_path):
 
 
 def test_the_readme_game_table_labels_recon_hex_5_an_original_variant():
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| Fog-of-War Boards"))
     assert f"`recon-hex-5`: {ORIGINAL}" in row

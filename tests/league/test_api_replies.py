@@ -20,17 +20,17 @@ from coworld.league import LeagueDB, LeagueRun, load_league
 from coworld.league.schedule import build_schedule
 from coworld.seats.claude import ClaudeClient
 from coworld.seats.policy import load_policy
-from tests.league.test_faults import (
+from tests.support.leagues import (
     FAST,
-    _league_toml,
-    api,  # noqa: F401 (a fixture)
+    HEAD_TO_HEAD,
+    HOUSE,
+    THREE_WAY,
     claude_results,
     clean_run,
-    first_legal,
-    league_file,
+    league_toml,
+    make_league,
 )
-
-__all__ = ["api"]  # the mock server's fixture, used here by name
+from tests.support.mock_anthropic import first_legal
 
 HTML = "<html><body><h1>502 Bad Gateway</h1></body></html>"
 #: Bodies a proxy or a broken API can send with status 200, and whether each
@@ -66,8 +66,10 @@ def test_unreadable_answers_are_retried_as_outages_and_billed_as_reported(tmp_pa
             return action
         return first_legal(body, n)
 
-    api.state["script"] = lying
-    report = LeagueRun(league_file(tmp_path), infra=FAST, progress=False).run()
+    api.script = lying
+    report = LeagueRun(
+        make_league(tmp_path, THREE_WAY, house=HOUSE), infra=FAST, progress=False
+    ).run()
     rows, table, rel = claude_results(report.database)
     assert rows == clean_rows and table == clean_table  # no crash, no move, nothing scored
     assert rel["house"]["fallbacks"] == 0 and rel["house"]["retries"] == 0
@@ -84,10 +86,8 @@ def test_unreadable_answers_are_retried_as_outages_and_billed_as_reported(tmp_pa
 
 
 def test_the_start_up_check_outlasts_unreadable_answers(tmp_path, api, capsys):
-    api.state["script"] = lambda body, n: (
-        ("raw", HTML, "text/html") if n < 2 else first_legal(body, n)
-    )
-    path = _league_toml(tmp_path, episodes=2)
+    api.script = lambda body, n: ("raw", HTML, "text/html") if n < 2 else first_legal(body, n)
+    path = league_toml(tmp_path, HEAD_TO_HEAD, house=HOUSE, episodes=2)
     path.write_text(path.read_text() + "infra_patience = 20\n")
     assert cli(["league", "run", str(path)]) == 0
     printed = capsys.readouterr()
@@ -96,7 +96,9 @@ def test_the_start_up_check_outlasts_unreadable_answers(tmp_path, api, capsys):
 
 
 def test_a_hung_api_pauses_the_league_and_scores_no_timeout(tmp_path, api):
-    clean = league_file(tmp_path, "clean", clock={"llm_timeout_seconds": 0.5})
+    clean = make_league(
+        tmp_path, THREE_WAY, house=HOUSE, name="clean", clock={"llm_timeout_seconds": 0.5}
+    )
     LeagueRun(clean, infra=FAST, progress=False).run()
     clean_rows, clean_table, _ = claude_results(clean.database, "clean")
     calls_clean = len(api.requests)
@@ -109,8 +111,8 @@ def test_a_hung_api_pauses_the_league_and_scores_no_timeout(tmp_path, api):
             return ("hang", 1.5)
         return first_legal(body, n)
 
-    api.state["script"] = hangs_for_a_while
-    config = league_file(tmp_path, clock={"llm_timeout_seconds": 0.5})
+    api.script = hangs_for_a_while
+    config = make_league(tmp_path, THREE_WAY, house=HOUSE, clock={"llm_timeout_seconds": 0.5})
     report = LeagueRun(config, infra=FAST, progress=False).run()
     rows, table, rel = claude_results(report.database)
     assert rows == clean_rows and table == clean_table  # no timeout became a move
@@ -120,7 +122,7 @@ def test_a_hung_api_pauses_the_league_and_scores_no_timeout(tmp_path, api):
 
 def test_a_model_slower_than_the_timeout_is_still_its_own_timeout(tmp_path, api):
     """The API accepted (its first event came at once); the model did not finish."""
-    api.state["script"] = lambda body, n: ("sleep", 1.0, first_legal(body, n)[1])
+    api.script = lambda body, n: ("sleep", 1.0, first_legal(body, n)[1])
     (tmp_path / "p.md").write_text("---\nmodel: claude-haiku-4-5\n---\nWin.\n")
 
     async def go():
@@ -163,10 +165,8 @@ REFUSAL = "max_tokens: 99999 > 64000, which is the maximum allowed for this mode
 
 
 def test_a_rejected_request_stops_the_league_in_one_line_exit_4(tmp_path, api, capsys):
-    api.state["script"] = lambda body, n: (
-        ("status", 400, 0, REFUSAL) if n > 0 else first_legal(body, n)
-    )
-    path = _league_toml(tmp_path)
+    api.script = lambda body, n: ("status", 400, 0, REFUSAL) if n > 0 else first_legal(body, n)
+    path = league_toml(tmp_path, HEAD_TO_HEAD, house=HOUSE)
     assert cli(["league", "run", str(path)]) == 4
     out = capsys.readouterr().out.strip()
     last = out.splitlines()[-1]  # after the progress bar: one line, and only that
@@ -178,19 +178,19 @@ def test_a_rejected_request_stops_the_league_in_one_line_exit_4(tmp_path, api, c
         assert cut and {v.cause for v in cut} == {"rejected"}  # in flight: recorded, not void
     finally:
         db.close()
-    api.state["script"] = first_legal  # the request fixed: a plain rerun plays them
+    api.script = first_legal  # the request fixed: a plain rerun plays them
     assert cli(["league", "run", str(path)]) == 0
     scheduled = sum(p.episodes for p in build_schedule(load_league(path)))
     assert LeagueDB(tmp_path / "t" / "league.db").count("t") == scheduled
 
 
 def test_the_start_up_check_sends_the_policys_own_parameters(tmp_path, api, capsys):
-    path = _league_toml(tmp_path, episodes=1)
+    path = league_toml(tmp_path, HEAD_TO_HEAD, house=HOUSE, episodes=1)
     (tmp_path / "p.md").write_text(
         "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 3000\nthinking: 2048\n"
         "effort: low\n---\nPlay well.\n"
     )
-    api.state["script"] = lambda body, n: ("status", 400, 0, "thinking is not supported")
+    api.script = lambda body, n: ("status", 400, 0, "thinking is not supported")
     assert cli(["league", "run", str(path)]) == 4
     out = capsys.readouterr().out
     assert "thinking is not supported" in out and "p.md" in out and len(api.requests) == 1
@@ -200,7 +200,7 @@ def test_the_start_up_check_sends_the_policys_own_parameters(tmp_path, api, caps
 
 
 def _episode(tmp_path, api, script, max_tokens: int = 1024):
-    api.state["script"] = script
+    api.script = script
     (tmp_path / "p.md").write_text(f"---\nmodel: claude-haiku-4-5\nmax_tokens: {max_tokens}\n"
                                    "---\nWin.\n")  # fmt: skip
     out = tmp_path / "e.jsonl"
@@ -248,8 +248,8 @@ def test_the_reliability_table_names_refusals_and_truncation(tmp_path, api, caps
             return ("stop", "refusal", "I can't help with that.")
         return first_legal(body, n)
 
-    api.state["script"] = script
-    path = _league_toml(tmp_path, episodes=2)
+    api.script = script
+    path = league_toml(tmp_path, HEAD_TO_HEAD, house=HOUSE, episodes=2)
     assert cli(["league", "run", str(path)]) == 0
     out = capsys.readouterr().out
     assert re.search(r"refusal\W+\d+\.\d\d%", out), out

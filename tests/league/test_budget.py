@@ -10,55 +10,39 @@ from pathlib import Path
 import pytest
 
 import coworld
-from coworld.league import LeagueDB, LeagueRun, parse_league
+from coworld.league import LeagueDB, LeagueRun
 from coworld.seats.infra import InfraPolicy
+from tests.support.leagues import FAST, TERSE, league_toml, make_league
 from tests.support.mock_anthropic import (
-    MockAnthropic,
     billed_at_worst,
     billed_by_size,
     random_legal,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-FAST = InfraPolicy(
-    patience_seconds=20.0, base_delay=0.01, max_delay=0.2, min_calls=6, probe_seconds=0.05
-)
+#: This module's leagues: the terse house against a Python bot (rnd.py), 10 episodes.
+BUDGET = {"policies": ["p.md", "rnd.py"], "episodes": 10, "concurrency": 4, "out": "out"}
+BOT = {"rnd.py": (EXAMPLES / "random_bot.py").read_text()}
 
 
 @pytest.fixture
-def api(monkeypatch):
-    state = {"script": random_legal}
-    with MockAnthropic(lambda body, n: state["script"](body, n)) as mock:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        mock.state = state  # type: ignore[attr-defined]
-        yield mock
-
-
-def league(tmp_path: Path, **fields):
-    (tmp_path / "p.md").write_text(
-        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
-    )
-    (tmp_path / "rnd.py").write_text((EXAMPLES / "random_bot.py").read_text())
-    raw = {
-        "name": "t",
-        "games": ["connect-four"],
-        "policies": ["p.md", "rnd.py"],
-        "episodes": 10,
-        "seed": 4,
-        "replays": 0,
-        "concurrency": 4,
-        "out": str(tmp_path / "out"),
-        **fields,
-    }
-    return parse_league(raw, base_dir=tmp_path)
+def api(mock_api):
+    """This module's model plays random legal moves."""
+    return mock_api(random_legal)
 
 
 def test_a_claude_seat_against_a_python_policy_keeps_the_budget(tmp_path, api):
     """The Claude-vs-Python episodes run in worker processes: their calls reserve
     against the same budget as the driver's own episodes (Claude vs `random`) and
     every one of them is in the `calls` table."""
-    config = league(tmp_path, policies=["p.md", "rnd.py", "random"], budget={"max_cost_usd": 0.05})
+    config = make_league(
+        tmp_path,
+        BUDGET,
+        house=TERSE,
+        files=BOT,
+        policies=["p.md", "rnd.py", "random"],
+        budget={"max_cost_usd": 0.05},
+    )
     report = LeagueRun(config, progress=False, infra=FAST).run()
     db = LeagueDB(config.database)
     try:
@@ -80,26 +64,33 @@ def test_a_claude_seat_against_a_python_policy_keeps_the_budget(tmp_path, api):
 
 
 def test_a_zero_budget_sends_no_call_not_even_the_start_up_check(tmp_path, api):
-    config = league(tmp_path, policies=["p.md", "random"], budget={"max_cost_usd": 0})
+    config = make_league(
+        tmp_path,
+        BUDGET,
+        house=TERSE,
+        files=BOT,
+        policies=["p.md", "random"],
+        budget={"max_cost_usd": 0},
+    )
     report = LeagueRun(config, progress=False, infra=FAST).run()
     assert report.budget_stopped and report.played_now == 0
     assert api.requests == []
 
 
-def adaptive(tmp_path: Path, **fields):
-    return league(
-        tmp_path,
-        policies=["tactician", "random", "p.md"],
-        episodes=2,
-        schedule="adaptive",
-        concurrency=2,
-        budget={"max_episodes": 40},
-        **fields,
-    )
+#: An adaptive league of the house and two baselines, capped at 40 episodes.
+ADAPTIVE = {
+    "policies": ["tactician", "random", "p.md"],
+    "episodes": 2,
+    "schedule": "adaptive",
+    "concurrency": 2,
+    "budget": {"max_episodes": 40},
+}
 
 
 def test_the_start_up_check_runs_once_per_run_not_once_per_round(tmp_path, api):
-    run = LeagueRun(adaptive(tmp_path), progress=False, infra=FAST)
+    run = LeagueRun(
+        make_league(tmp_path, BUDGET, ADAPTIVE, house=TERSE, files=BOT), progress=False, infra=FAST
+    )
     rounds: list[object] = []
     run._show_round = rounds.append  # type: ignore[method-assign]
     run.run()
@@ -112,11 +103,15 @@ def test_the_start_up_check_runs_once_per_run_not_once_per_round(tmp_path, api):
 
 
 def test_after_an_outage_stops_the_league_adaptive_plays_no_more_rounds(tmp_path, api):
-    api.state["script"] = lambda body, n: ("status", 529)
+    api.script = lambda body, n: ("status", 529)
     patient = InfraPolicy(
         patience_seconds=0.5, base_delay=0.01, max_delay=0.05, min_calls=2, probe_seconds=0.05
     )
-    run = LeagueRun(adaptive(tmp_path, infra_patience=0.5), progress=False, infra=patient)
+    run = LeagueRun(
+        make_league(tmp_path, BUDGET, ADAPTIVE, house=TERSE, files=BOT, infra_patience=0.5),
+        progress=False,
+        infra=patient,
+    )
     rounds: list[object] = []
     run._show_round = rounds.append  # type: ignore[method-assign]
     report = run.run()
@@ -160,7 +155,7 @@ def test_a_gate_shows_its_spend_and_stops_at_its_budget_with_exit_5(tmp_path, ap
 def test_a_gate_stopped_by_an_outage_says_so_and_exits_4(tmp_path, api, capsys):
     from coworld.cli import main as cli
 
-    api.state["script"] = lambda body, n: ("status", 529)
+    api.script = lambda body, n: ("status", 529)
     assert cli(gate(tmp_path, "--patience", "0.5")) == 4
     out = " ".join(capsys.readouterr().out.split())
     assert "stopped by infrastructure" in out and "unavailable (http-529)" in out
@@ -170,10 +165,7 @@ def test_a_gate_stopped_by_an_outage_says_so_and_exits_4(tmp_path, api, capsys):
 def test_league_plan_works_with_a_python_policy(tmp_path, capsys):
     from coworld.cli import main as cli
 
-    league(tmp_path)  # writes p.md and rnd.py
-    (tmp_path / "l.toml").write_text(
-        'name = "t"\ngames = ["connect-four"]\npolicies = ["p.md", "rnd.py"]\nepisodes = 2\n'
-    )
+    league_toml(tmp_path, BUDGET, house=TERSE, files=BOT, episodes=2, concurrency=None)
     assert cli(["league", "plan", str(tmp_path / "l.toml")]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "up to 84 calls" in out  # 2 pairings x 2 episodes x 21 decisions of a 42-ply cap
@@ -188,23 +180,24 @@ def sometimes_unreadable(body, n):
 
 
 @pytest.mark.parametrize("game", coworld.GAMES)
-def test_the_plans_up_to_bounds_a_run_on_every_game(tmp_path, monkeypatch, game):
+def test_the_plans_up_to_bounds_a_run_on_every_game(tmp_path, mock_api, game):
     """Against a model playing random legal moves (retrying one decision in ten),
     billed a token per 3 bytes: the plan's "up to" bounds what the run spent."""
     from coworld.league.plan import plan
 
-    config = league(
+    config = make_league(
         tmp_path,
+        BUDGET,
+        house=TERSE,
+        files=BOT,
         games={game: {"seats": 2} if game == "hanabi" else {}},
         policies=["p.md", "random"],
         episodes=3,
         concurrency=8,
     )
     rows = plan(config)
-    with MockAnthropic(sometimes_unreadable, usage=billed_by_size) as mock:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        LeagueRun(config, progress=False, infra=FAST).run()
+    mock_api(sometimes_unreadable, usage=billed_by_size)
+    LeagueRun(config, progress=False, infra=FAST).run()
     db = LeagueDB(config.database)
     try:
         spent = db.usage("t")  # the episodes' calls (the start-up check is not planned)
@@ -220,22 +213,23 @@ def test_the_plans_up_to_bounds_a_run_on_every_game(tmp_path, monkeypatch, game)
 
 
 @pytest.mark.parametrize("billing", [billed_by_size, billed_at_worst])
-def test_a_budget_stop_at_high_concurrency_wastes_little(tmp_path, monkeypatch, billing):
+def test_a_budget_stop_at_high_concurrency_wastes_little(tmp_path, mock_api, billing):
     """64 episodes in flight, a cap that covers about a third of the league: the
     episodes still in flight at the stop, void and unscored, took at most 10% of
     the spend, and the cap held."""
     cap = 0.40
-    config = league(
+    config = make_league(
         tmp_path,
+        BUDGET,
+        house=TERSE,
+        files=BOT,
         policies=["p.md", "random"],
         episodes=60,
         concurrency=64,
         budget={"max_cost_usd": cap},
     )
-    with MockAnthropic(random_legal, usage=billing) as mock:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        report = LeagueRun(config, progress=False, infra=FAST).run()
+    mock = mock_api(random_legal, usage=billing)
+    report = LeagueRun(config, progress=False, infra=FAST).run()
     db = LeagueDB(config.database)
     try:
         spent, scored = db.spent("t"), db.usage("t", voided=False)

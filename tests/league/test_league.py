@@ -11,38 +11,27 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 import coworld
 from coworld.cli import main as cli
-from coworld.league import LeagueDB, LeagueRun, load_league, parse_league
+from coworld.league import LeagueDB, LeagueRun, load_league
 from coworld.league.ranking import Standing, compare, standings, summarize, t_quantile
 from coworld.league.runner import missing_ranges
 from coworld.league.schedule import build_schedule
 from coworld.league.storage import EpisodeRow
+from tests.support.leagues import TERSE, league_toml, make_league
 
-
-def league(tmp_path: Path, **fields) -> coworld.league.LeagueConfig:
-    raw = {
-        "name": "t",
-        "games": ["connect-four"],
-        "policies": ["tactician", "random"],
-        "episodes": 40,
-        "seed": 3,
-        "replays": 0,
-        "out": str(tmp_path / "out"),
-        **fields,
-    }
-    return parse_league(raw, base_dir=tmp_path)
+#: This module's leagues: 40 episodes a pairing, stored under `out`.
+LEAGUE = {"episodes": 40, "seed": 3, "out": "out"}
 
 
 # ---- schedules --------------------------------------------------------------
 
 
 def test_round_robin_seats_each_policy_in_both_slots_with_the_same_seeds(tmp_path):
-    sched = build_schedule(league(tmp_path, policies=["tactician", "random"]))
+    sched = build_schedule(make_league(tmp_path, LEAGUE, policies=["tactician", "random"]))
     assert [p.seats for p in sched] == [("tactician", "random"), ("random", "tactician")]
     a, b = sched
     assert [a.seed(i) for i in range(20)] == [b.seed(i) for i in range(20)]
@@ -51,14 +40,16 @@ def test_round_robin_seats_each_policy_in_both_slots_with_the_same_seeds(tmp_pat
 
 def test_every_ordered_pair_of_three_policies(tmp_path):
     sched = build_schedule(
-        league(tmp_path, games=["dark-hex-4"], policies=["probe", "sweep", "random"])
+        make_league(tmp_path, LEAGUE, games=["dark-hex-4"], policies=["probe", "sweep", "random"])
     )
     assert len(sched) == 6 and len({p.seats for p in sched}) == 6
     assert all(p.seats[0] != p.seats[1] for p in sched)
 
 
 def test_hanabi_has_self_play_and_mixed_tables(tmp_path):
-    sched = build_schedule(league(tmp_path, games=["hanabi"], policies=["conventions", "cautious"]))
+    sched = build_schedule(
+        make_league(tmp_path, LEAGUE, games=["hanabi"], policies=["conventions", "cautious"])
+    )
     seats = [p.seats for p in sched]
     assert ("conventions",) * 4 in seats and ("cautious",) * 4 in seats
     assert ("conventions", "cautious", "conventions", "cautious") in seats
@@ -67,8 +58,9 @@ def test_hanabi_has_self_play_and_mixed_tables(tmp_path):
 
 def test_baselines_are_fielded_only_where_the_game_has_them(tmp_path):
     sched = build_schedule(
-        league(
+        make_league(
             tmp_path,
+            LEAGUE,
             games=["connect-four", "dark-hex-4"],
             policies=["tactician", "probe", "random"],
         )
@@ -198,25 +190,25 @@ def test_compare_cli_exit_codes(tmp_path):
 
 
 def test_a_league_runs_stores_and_exports(tmp_path):
-    report = LeagueRun(league(tmp_path, episodes=300), progress=False).run()
+    report = LeagueRun(make_league(tmp_path, LEAGUE, episodes=300), progress=False).run()
     assert report.episodes == 600 and report.played_now == 600
     for kind in ("csv", "json", "png"):
         assert report.exports[kind].stat().st_size > 0
     table = {(s.policy, s.game): s for s in standings(LeagueDB(report.database).episodes("t"))}
     assert table[("tactician", "connect-four")].lo > 0 > table[("random", "connect-four")].hi
     # a rerun finds everything done
-    again = LeagueRun(league(tmp_path, episodes=300), progress=False).run()
+    again = LeagueRun(make_league(tmp_path, LEAGUE, episodes=300), progress=False).run()
     assert again.played_now == 0 and again.episodes == 600
 
 
 def test_league_rows_match_the_batch_simulator(tmp_path):
-    LeagueRun(league(tmp_path, episodes=50), progress=False).run()
+    LeagueRun(make_league(tmp_path, LEAGUE, episodes=50), progress=False).run()
     rows = [
         r
         for r in LeagueDB(tmp_path / "out" / "league.db").episodes("t")
         if r.seats == ("tactician", "random")
     ]
-    base = build_schedule(league(tmp_path))[0].base_seed
+    base = build_schedule(make_league(tmp_path, LEAGUE))[0].base_seed
     sim = coworld.simulate("connect-four", ["tactician", "random"], 50, seed=base)
     assert [r.score[0] for r in sorted(rows, key=lambda r: r.idx)] == list(sim.score[:, 0])
 
@@ -233,7 +225,7 @@ def test_resume_after_a_crash_loses_nothing_and_duplicates_nothing(tmp_path, mon
         return real(job)
 
     monkeypatch.setattr(work, "run_chunk", crashing)
-    config = league(tmp_path, episodes=500)
+    config = make_league(tmp_path, LEAGUE, episodes=500)
     with pytest.raises(KeyboardInterrupt):
         LeagueRun(config, progress=False, chunk=100).run()
     db = LeagueDB(config.database)
@@ -241,15 +233,12 @@ def test_resume_after_a_crash_loses_nothing_and_duplicates_nothing(tmp_path, mon
     monkeypatch.setattr(work, "run_chunk", real)
     report = LeagueRun(config, progress=False, chunk=100).run()
     assert report.played_now == 700 and report.episodes == 1000
-    clean = LeagueRun(league(tmp_path / "clean", episodes=500), progress=False).run()
+    clean = LeagueRun(make_league(tmp_path / "clean", LEAGUE, episodes=500), progress=False).run()
     assert standings(db.episodes("t")) == standings(LeagueDB(clean.database).episodes("t"))
 
 
 def test_kill_minus_nine_mid_league_then_resume(tmp_path):
-    (tmp_path / "l.toml").write_text(
-        'name = "k"\ngames = ["connect-four"]\npolicies = ["tactician", "random"]\n'
-        'episodes = 200000\nseed = 9\nreplays = 0\nthreads = 1\nout = "out"\n'
-    )
+    league_toml(tmp_path, name="k", episodes=200000, seed=9, threads=1, out="out")
     env = {**os.environ, "COWORLD_LEAGUE_CHUNK": "500"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "coworld.cli", "league", "run", "l.toml"],
@@ -286,12 +275,13 @@ def test_kill_minus_nine_mid_league_then_resume(tmp_path):
 
 def test_rerunning_with_a_changed_prompt_is_refused(tmp_path):
     (tmp_path / "p.md").write_text("---\nname: house\n---\nPlay fast.\n")
-    config = league(tmp_path, policies=["tactician", "p.md"], episodes=1)
+    config = make_league(tmp_path, LEAGUE, policies=["tactician", "p.md"], episodes=1)
     LeagueRun(config, progress=False).run()
     (tmp_path / "p.md").write_text("---\nname: house\n---\nPlay slow.\n")
     with pytest.raises(coworld.ConfigError, match="changed since"):
         LeagueRun(
-            league(tmp_path, policies=["tactician", "p.md"], episodes=1), progress=False
+            make_league(tmp_path, LEAGUE, policies=["tactician", "p.md"], episodes=1),
+            progress=False,
         ).run()
 
 
@@ -320,7 +310,7 @@ def test_rerunning_with_a_changed_prompt_is_refused(tmp_path):
 )
 def test_bad_league_files_name_the_field(tmp_path, fields, field):
     with pytest.raises(coworld.ConfigError) as err:
-        config = league(tmp_path, **fields)
+        config = make_league(tmp_path, LEAGUE, **fields)
         build_schedule(config)
     assert err.value.field == field
 
@@ -344,7 +334,7 @@ def test_per_game_settings_tables_and_the_deprecated_hanabi_table(tmp_path, caps
     assert cli(["league", "run", str(tmp_path / "old.toml")]) == 0
     assert "[hanabi] table is deprecated" in capsys.readouterr().out
     # a league without a Hanabi table plays the default table size
-    assert league(tmp_path, games=["hanabi"]).settings_for("hanabi") == {"seats": 4}
+    assert make_league(tmp_path, LEAGUE, games=["hanabi"]).settings_for("hanabi") == {"seats": 4}
 
 
 def test_missing_league_file_and_bad_toml(tmp_path):
@@ -364,10 +354,12 @@ def test_missing_league_file_and_bad_toml(tmp_path):
 def test_ray_backend_gives_the_local_standings(tmp_path, ray_cluster):
     games = ["connect-four", "rotate"]
     local = LeagueRun(
-        league(tmp_path / "local", games=games, episodes=300), progress=False, chunk=100
+        make_league(tmp_path / "local", LEAGUE, games=games, episodes=300),
+        progress=False,
+        chunk=100,
     ).run()
     remote = LeagueRun(
-        league(tmp_path / "ray", games=games, episodes=300),
+        make_league(tmp_path / "ray", LEAGUE, games=games, episodes=300),
         backend="ray",
         progress=False,
         chunk=100,
@@ -390,7 +382,9 @@ def test_ray_episodes_write_each_calls_usage_as_it_returns(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
     (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
     before = len(ray_api.requests)
-    config = league(tmp_path, policies=["tactician", "p.md"], episodes=2, concurrency=2)
+    config = make_league(
+        tmp_path, LEAGUE, policies=["tactician", "p.md"], episodes=2, concurrency=2
+    )
     report = LeagueRun(config, backend="ray", progress=False).run()
     assert report.episodes == 4
     db = LeagueDB(report.database)
@@ -412,8 +406,9 @@ def test_ray_episodes_reserve_each_call_against_one_budget(
     (tmp_path / "p.md").write_text(
         "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 200\n---\nWin.\n"
     )
-    config = league(
+    config = make_league(
         tmp_path,
+        LEAGUE,
         policies=["tactician", "p.md"],
         episodes=6,
         concurrency=2,
@@ -433,7 +428,9 @@ def test_ray_episodes_reserve_each_call_against_one_budget(
 
 def test_conventions_beats_cautious_in_a_real_hanabi_league(tmp_path):
     report = LeagueRun(
-        league(tmp_path, games=["hanabi"], policies=["conventions", "cautious"], episodes=300),
+        make_league(
+            tmp_path, LEAGUE, games=["hanabi"], policies=["conventions", "cautious"], episodes=300
+        ),
         progress=False,
     ).run()
     table = {
@@ -444,50 +441,39 @@ def test_conventions_beats_cautious_in_a_real_hanabi_league(tmp_path):
     assert table["conventions"].lo > table["cautious"].hi, table
 
 
-def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, monkeypatch, capsys):
+def test_a_budget_stops_the_league_cleanly_and_a_bigger_one_resumes(tmp_path, api, capsys):
     from coworld.league.runner import LeagueRun as Run
-    from tests.support.mock_anthropic import MockAnthropic
 
-    def model(body, n):
-        import re
-
-        legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])
-        move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
-        return ("text", json.dumps({"move": move}))
-
-    (tmp_path / "p.md").write_text(
-        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
-    )
     cap = 6_000
-    with MockAnthropic(model) as mock:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        config = league(
-            tmp_path,
-            policies=["tactician", "p.md"],
-            episodes=4,
-            concurrency=2,
-            budget={"max_tokens": cap},
-        )
-        report = Run(config, progress=False).run()
-        assert report.budget_stopped
-        db = LeagueDB(report.database)
-        spent = db.spent("t")
-        # every call reserved its worst case first: the cap is never crossed
-        assert 0 < spent.tokens <= cap and spent.calls == len(mock.requests)
-        assert 0 < report.episodes < 8  # stopped early, nothing half-written
-        scored = db.usage("t", voided=False)
-        assert scored.tokens <= spent.tokens  # the rest: episodes cut short by the budget
-        bigger = league(
-            tmp_path,
-            policies=["tactician", "p.md"],
-            episodes=4,
-            concurrency=2,
-            budget={"max_tokens": 10_000_000},
-        )
-        again = Run(bigger, console=None, progress=False).run()
-        assert not again.budget_stopped and again.episodes == 8
-        assert f"{spent.tokens:,} spent" in capsys.readouterr().out
-        assert LeagueDB(report.database).spent("t").calls == len(mock.requests)
-        rel = json.loads(again.exports["json"].read_text())["reliability"]
-        assert rel["house"]["tokens"] > 0
+    config = make_league(
+        tmp_path,
+        LEAGUE,
+        house=TERSE,
+        policies=["tactician", "p.md"],
+        episodes=4,
+        concurrency=2,
+        budget={"max_tokens": cap},
+    )
+    report = Run(config, progress=False).run()
+    assert report.budget_stopped
+    db = LeagueDB(report.database)
+    spent = db.spent("t")
+    # every call reserved its worst case first: the cap is never crossed
+    assert 0 < spent.tokens <= cap and spent.calls == len(api.requests)
+    assert 0 < report.episodes < 8  # stopped early, nothing half-written
+    scored = db.usage("t", voided=False)
+    assert scored.tokens <= spent.tokens  # the rest: episodes cut short by the budget
+    bigger = make_league(
+        tmp_path,
+        LEAGUE,
+        policies=["tactician", "p.md"],
+        episodes=4,
+        concurrency=2,
+        budget={"max_tokens": 10_000_000},
+    )
+    again = Run(bigger, console=None, progress=False).run()
+    assert not again.budget_stopped and again.episodes == 8
+    assert f"{spent.tokens:,} spent" in capsys.readouterr().out
+    assert LeagueDB(report.database).spent("t").calls == len(api.requests)
+    rel = json.loads(again.exports["json"].read_text())["reliability"]
+    assert rel["house"]["tokens"] > 0

@@ -20,8 +20,8 @@ from rich.console import Console
 from coworld.league import LeagueDB, LeagueRun, parse_league
 from coworld.league.ray_breaker import BreakerActor
 from coworld.seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
-from tests.conftest import first_column
-from tests.league.test_faults import claude_results
+from tests.support.leagues import claude_results
+from tests.support.mock_anthropic import first_legal
 
 #: Test-speed retries. A pause probes every 0.1 s, then 0.2, then 0.4 s at most;
 #: the breaker opens at 8 failures of the last 10 outcomes.
@@ -95,7 +95,7 @@ class Outage:
                 self.seconds is None or time.monotonic() < self.began + self.seconds
             )
             self.failed += down
-        return ("status", 529) if down else first_column(body, n)
+        return ("status", 529) if down else first_legal(body, n)
 
 
 def timed_dispatch(run: LeagueRun) -> list[float]:
@@ -284,7 +284,7 @@ def test_a_killed_ray_run_leaves_no_open_breaker(
         proc.wait()
     assert outage.failed >= opened
 
-    ray_script(first_column)
+    ray_script(first_legal)
     run = LeagueRun(config, backend="ray", infra=POLICY, progress=False)
     report = run.run()
     assert report.pauses == [] and run.breaker is not None and run.breaker.probes == 0

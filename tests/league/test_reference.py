@@ -196,13 +196,12 @@ def test_the_claude_example_league_runs(tmp_path, monkeypatch):
 
     from coworld.league import LeagueRun
     from coworld.league.config import load_league
-    from tests.conftest import first_column
-    from tests.support.mock_anthropic import MockAnthropic
+    from tests.support.mock_anthropic import MockAnthropic, first_legal
 
     def answer(body, n):
         system = json.dumps(body.get("system", ""))  # the pre-flight check has none
         if "connect-four" in system:
-            return first_column(body, n)
+            return first_legal(body, n)
         legal = body["messages"][-1]["content"].split("egal attempts:")[-1].split("\n")[0]
         cells = [w for w in legal.replace(",", " ").split() if len(w) == 2 and w[1].isdigit()]
         move = {"move": cells[0], "notes": "mine: ...", "guess": []} if cells else {"move": "a1"}

@@ -16,9 +16,8 @@ from coworld.league import LeagueDB
 from coworld.league.db_faults import pending_path
 from coworld.league.storage import LeagueDB as StorageDB
 from coworld.replay import JsonLinesWriter
-from tests.league.test_faults import _league_toml, api, first_legal
-
-__all__ = ["api"]  # the mock server's fixture, used here by name
+from tests.support.leagues import HEAD_TO_HEAD, HOUSE, league_toml
+from tests.support.mock_anthropic import first_legal
 
 
 def _scripted(tmp_path: Path) -> Path:
@@ -97,7 +96,7 @@ class _FillsUp:
 def test_a_full_disk_stops_the_league_and_keeps_every_answered_call(
     tmp_path, api, capsys, monkeypatch
 ):
-    path = _league_toml(tmp_path, episodes=6)
+    path = league_toml(tmp_path, HEAD_TO_HEAD, house=HOUSE, episodes=6)
     opened = StorageDB.__init__
 
     def fills_up(self, *args, **kwargs):
@@ -118,14 +117,14 @@ def test_a_full_disk_stops_the_league_and_keeps_every_answered_call(
         assert db.spent("t").calls == api.answered  # every answered call, none lost
     finally:
         db.close()
-    api.state["script"] = first_legal
+    api.script = first_legal
     assert cli(["league", "run", str(path)]) == 0  # a rerun completes the league
 
 
 def test_replays_that_cannot_be_written_stop_the_league_in_one_line(
     tmp_path, api, capsys, monkeypatch
 ):
-    path = _league_toml(tmp_path, episodes=6)
+    path = league_toml(tmp_path, HEAD_TO_HEAD, house=HOUSE, episodes=6)
     flush = JsonLinesWriter.flush
     room = {"flushes": 30}
 

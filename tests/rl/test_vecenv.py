@@ -16,7 +16,7 @@ import coworld
 from coworld import _core
 from coworld.games import of_family
 from coworld.vecenv import action_names, encode
-from tests.seats.test_hanabi_leaks import HAND, quiet_actions, shuffled_deck, variants
+from tests.support.leaks import HAND, quiet_actions, shuffled_deck, variants
 
 GAMES = list(coworld.GAMES)
 SINGLE = [g for g in GAMES if g != "rotate"]

@@ -7,27 +7,42 @@ rearranged, a card moving into the mover's hand only where it answers every
 hint that slot heard exactly as the original card did (it matches the slot's
 positive hints and none of its negative ones), so the same moves replay to the
 same `view_for(mover)`. Every baseline must then play the same move.
+
+The ladder's rungs too:
+
+- Hanabi `tracker`: the permuted deals of the Hanabi leak check (the observer's own
+  hand reordered, the undrawn deck shuffled) give the observer identical moves
+  at each of its turns.
+- Fog `ismcts`: episodes with random opponents, grouped by what the observer may
+  know (its own plies and their results, the public counters); within a group
+  the observer's `ismcts` move is the same, whatever the opponent's hidden
+  stones. Both forms with and without eps.
+- Gauntlet `mcts`: perfect information, so the check is determinism: the same
+  state and stream give the same move in the runner and the batch simulator.
 """
 
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from typing import Any
 
 import pytest
 
 import coworld
+from coworld.games import ROTATION, of_family
+from tests.support.leaks import (
+    COLOURS,
+    COPIES,
+    SEATS,
+    quiet_actions,
+    shuffled_deck,
+    variants,
+    what_the_seat_may_know,
+)
 
-COLOURS = ["red", "yellow", "green", "blue", "white"]
-COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}
 BASELINES = ("conventions", "cautious", "random")
 SEED = 1  # the decision stream (random's draws) is a function of the seed and the turn
-
-
-def shuffled_deck(rng: random.Random) -> list[str]:
-    deck = [f"{c} {r}" for c in COLOURS for r, n in COPIES.items() for _ in range(n)]
-    rng.shuffle(deck)
-    return deck
 
 
 def hand_size(seats: int) -> int:
@@ -154,7 +169,7 @@ def test_tracker_is_a_function_of_the_movers_view(seats):
     assert moves_seen == {"play", "discard", "hint"}, moves_seen
 
 
-# Issue 11's example, dealt by hand (4 seats; a hand lists slot 1 first, so the
+# A worked example, dealt by hand (4 seats; a hand lists slot 1 first, so the
 # last card dealt to a seat is its slot 1). Seat 0's slot 1 is a red 1 or a white 5.
 HANDS = [
     ["red 1", "yellow 2", "blue 4", "green 3"],
@@ -167,7 +182,7 @@ DRAWS = ["white 2", "white 3"]  # seat 1's and seat 2's replacements
 MOVES = ["hint 3 rank 4", "play 1", "discard 1", "hint 1 rank 3"]
 
 
-def issue_11_deals() -> tuple[list[str], list[str]]:
+def hidden_red_one_deals() -> tuple[list[str], list[str]]:
     """Two deals seat 0 cannot tell apart after MOVES: its slot 1 holds the
     third red 1, or the white 5 (the red 1 then waits in the deck)."""
     dealt = [card for hand in HANDS for card in reversed(hand)] + DRAWS
@@ -181,13 +196,13 @@ def issue_11_deals() -> tuple[list[str], list[str]]:
     return red_one, white_five
 
 
-def test_the_issue_11_example_gets_one_move():
+def test_a_hidden_third_red_one_gets_one_move():
     """Seat 2 sees the third red 1 only when seat 0 holds it, so only then would
     a rank-1 hint tell seat 2 that its yellow 1 plays. Seat 0 cannot see which
     deal it is in, so it must not hint on that ground: with nothing it can
     prove playable for anyone, it discards its chop (rule 4) in both."""
     states = []
-    for deck in issue_11_deals():
+    for deck in hidden_red_one_deals():
         state = coworld.game({"game": "hanabi", "deck": deck}).init(seed=SEED)
         for move in MOVES:
             state = state.apply(move)
@@ -196,3 +211,59 @@ def test_the_issue_11_example_gets_one_move():
     assert [s.view()["hands"][0][0]["card"] for s in states] == ["red 1", "white 5"]
     moves = [s.baseline_move("conventions") for s in states]
     assert moves == ["discard 4", "discard 4"], moves
+
+
+@pytest.mark.parametrize("policy", ["tracker", "tracker?eps=0.5"])
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("observer", range(SEATS))
+def test_tracker_moves_ignore_own_cards_and_deck_order(policy, seed, observer):
+    reducer = coworld.game("hanabi")
+    deck = shuffled_deck(seed)
+    actions = quiet_actions(reducer, deck, observer)
+    moves = []
+    for d in variants(deck, observer, seed):
+        state = reducer.init({"deck": d}, seed=1)
+        mine = []
+        for action in actions:
+            if state.active_seat == observer:
+                mine.append(state.baseline_move(policy))
+            state = reducer.apply(state, action)
+        moves.append(mine)
+    assert moves[0] and all(m == moves[0] for m in moves), moves
+
+
+@pytest.mark.parametrize("game_id", of_family("fog"))
+def test_ismcts_moves_depend_only_on_the_seats_knowledge(game_id):
+    reducer = coworld.game(game_id)
+    policy = "ismcts?sims=60&eps=0.2"
+    groups: dict[str, set[str]] = defaultdict(set)
+    sizes: dict[str, int] = defaultdict(int)
+    for episode in range(120):
+        rng = random.Random(episode)
+        state = reducer.init(seed=7)
+        while not state.is_terminal and state.plies < 6:
+            if state.active_seat == 0:
+                key = what_the_seat_may_know(state, 0)
+                groups[key].add(state.baseline_move(policy))
+                sizes[key] += 1
+                move = state.baseline_move("probe")
+            else:
+                move = rng.choice(state.legal_moves())
+            state = reducer.apply(state, move)
+    # The check has teeth only where different hidden positions share a key.
+    shared = [k for k in groups if sizes[k] > 1]
+    assert len(shared) >= 3, game_id
+    assert all(len(groups[k]) == 1 for k in groups), {k: groups[k] for k in shared}
+
+
+@pytest.mark.parametrize("game_id", ROTATION)
+def test_mcts_in_the_runner_replays_the_batch(game_id):
+    policies = ["mcts?sims=40", "mcts?sims=20&eps=0.1"]
+    sim = coworld.simulate(game_id, policies, 2, seed=5, threads=1)
+    for i in range(2):
+        g = coworld.game(game_id)
+        s = g.init(seed=int(sim.seeds[i]))
+        while not s.is_terminal:
+            s = g.apply(s, s.baseline_move(policies[s.active_seat]))
+        assert s.results["score"] == sim.score[i].tolist()
+        assert s.results["plies"] == int(sim.plies[i])

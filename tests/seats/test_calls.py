@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 
 from coworld.calls import ACCOUNTING_ROOM_BYTES, CallsSidecar, expand_calls
-from tests.seats.test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
-
-
-def garbage_then_good(episode, body, n):
-    if len(body["messages"]) == 1:
-        return ("text", "no idea")
-    return good(episode, body, n)
+from tests.support.episodes import (  # noqa: F401 (credentials: autouse, a test key)
+    credentials,
+    garbage_then_good,
+    good,
+    run,
+)
 
 
 def test_a_retry_refers_to_its_observation_instead_of_storing_it_again(tmp_path):

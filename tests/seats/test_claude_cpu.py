@@ -13,8 +13,8 @@ import anthropic
 from coworld.episode import play
 from coworld.league import LeagueRun
 from coworld.seats.claude import ClaudeClient
-from tests.league.test_faults import FAST, api, league_file  # noqa: F401 (api: a fixture)
-from tests.seats.test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
+from tests.support.episodes import credentials, good, run  # noqa: F401 (autouse: a test key)
+from tests.support.leagues import FAST, HOUSE, THREE_WAY, make_league
 from tests.support.mock_anthropic import MockAnthropic
 
 
@@ -81,10 +81,12 @@ def test_the_files_hold_every_event_and_call_before_each_model_call(tmp_path):
     assert seen[-1][1] > 0 and len(seen) == len(mock.requests) > 2
 
 
-def test_a_league_restores_the_garbage_collector_settings(tmp_path, api):  # noqa: F811
+def test_a_league_restores_the_garbage_collector_settings(tmp_path, api):
     before = gc.get_threshold()
     changed: list[tuple[int, int, int]] = []
-    league = LeagueRun(league_file(tmp_path, episodes=1), infra=FAST, progress=False)
+    league = LeagueRun(
+        make_league(tmp_path, THREE_WAY, house=HOUSE, episodes=1), infra=FAST, progress=False
+    )
     play = league._play_passes
 
     def during(*args: object) -> int:

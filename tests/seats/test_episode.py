@@ -18,92 +18,22 @@ from coworld.episode import Clock, Episode
 from coworld.games import fog
 from coworld.replay import ReplayMismatch, recheck
 from coworld.seats.claude import ClaudeClient
-from coworld.seats.infra import InfraFailure, InfraPolicy
+from coworld.seats.infra import InfraFailure
 from coworld.seats.policy import ClaudePolicy
-from tests.support.mock_anthropic import MockAnthropic, user_text
-
-#: Infrastructure retries at test speed.
-FAST = InfraPolicy(patience_seconds=5.0, base_delay=0.005, max_delay=0.02, probe_seconds=0.01)
-
-SECRET_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
-POLICY = ClaudePolicy(
-    name="house-prompt",
-    prompt="Win. Keep a map in your notes.",
-    model="claude-test",
-    price=(1.0, 5.0),  # a model id the price table does not know
+from tests.support.episodes import (  # noqa: F401 (credentials: autouse, a test key)
+    FAST,
+    POLICY,
+    SECRET_KEY,
+    credentials,
+    good,
+    reply,
+    run,
+    seats_for,
 )
+from tests.support.mock_anthropic import MockAnthropic, user_text
 
 # One representative game per family; every id is covered by test_every_game_completes.
 FAMILY_GAMES = ["connect-four", "dark-hex-4", "hanabi"]
-
-
-@pytest.fixture(autouse=True)
-def credentials(monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET_KEY)
-
-
-def seats_for(game_id: str, claude_seats: set[int]) -> list:
-    n = coworld.game(game_id).init(seed=1).num_seats
-    fallback = coworld.games.family_module(
-        coworld.game(game_id).init(seed=1).resolved_game
-    ).FALLBACK
-    return [POLICY if s in claude_seats else fallback for s in range(n)]
-
-
-def run(
-    game_id,
-    script,
-    tmp_path,
-    *,
-    claude_seats=frozenset({0}),
-    seed=3,
-    clock=None,
-    infra=None,
-    **kwargs,
-):
-    """Play one episode against the mock; returns (episode, results, mock)."""
-    holder: dict = {}
-
-    def wrapped(body, n):
-        return script(holder["episode"], body, n)
-
-    with MockAnthropic(wrapped) as mock:
-        clock = clock or Clock(llm_timeout_seconds=5.0)
-
-        async def go():
-            client = ClaudeClient(
-                timeout=clock.llm_timeout_seconds, infra=infra or FAST, base_url=mock.base_url
-            )
-            episode = Episode(
-                game_id,
-                seats_for(game_id, set(claude_seats)),
-                seed=seed,
-                clock=clock,
-                out=tmp_path / "episode.jsonl",
-                client=client,
-                **kwargs,
-            )
-            holder["episode"] = episode
-            try:
-                return episode, await episode.run()
-            finally:
-                await client.close()
-
-        episode, results = asyncio.run(go())
-    return episode, results, mock
-
-
-def reply(episode, move, *, say="", notes=""):
-    """A reply in the family's own shape: Hanabi's text fields are `banner` and `note`."""
-    if episode.state.resolved_game == "hanabi":
-        return json.dumps({"move": move, "banner": say, "note": notes})
-    return json.dumps({"move": move, "say": say, "notes": notes})
-
-
-def good(episode, body, n):
-    """A model that plays the first legal move, with spectator and private text."""
-    move = episode.state.legal_moves()[0]
-    return ("text", reply(episode, move, say="gl hf", notes=f"turn note {n}"))
 
 
 def plies(episode):
@@ -490,7 +420,7 @@ def test_every_retry_and_prompt_holds_the_complete_legal_set(game_id):
 
 
 def test_a_recon_retry_is_complete_and_compact():
-    """The issue's case: the retry listed 200 of 625 pairs and '...'; now it prints all."""
+    """The retry once listed 200 of 625 pairs and '...'; now it prints all."""
     episode = _midgame("recon-hex-5", 0)
     retry = episode._retry_text("bad")
     assert "Legal attempts: " + ", ".join(f"{f}{r}" for f in "abcde" for r in "12345") in retry

@@ -27,6 +27,7 @@ import coworld
 from coworld.games import fog, of_family
 from coworld.sdk import assert_no_information_leak
 from coworld.sdk.canonical import canonical_json as canonical
+from tests.support.leaks import what_the_seat_may_know
 
 VARIANTS = list(of_family("fog"))
 ALIASES = ["cog-0a0a", "cog-1b1b"]
@@ -74,20 +75,6 @@ def run_episode(reducer, observer: int, opponent_replies, plies: int):
         state = reducer.apply(reducer.with_guess(state, list(reply.guess)), reply.move)
         stream.append(observation(reducer, state, observer, notes))
     return state, stream
-
-
-def what_the_seat_may_know(state, seat: int) -> str:
-    """From the spectator truth: the seat's own plies (ply, sense, cell, result), the
-    ply counter, whose turn it is and the public outcome."""
-    full = state.view()
-    own = [
-        {k: e.get(k) for k in ("ply", "sense", "cell", "result")}
-        for e in full["events"]
-        if e["seat"] == seat
-    ]
-    results = state.results
-    public = results and {k: results[k] for k in ("ending", "score", "winner")}
-    return canonical([own, full["plies"], full["activeSeat"], public])
 
 
 def random_opponent(seed: int):
@@ -302,7 +289,7 @@ def test_the_opponent_s_collisions_never_reach_the_seat(game_id, observer):
     assert compared >= 4, f"only {compared} episodes differed in the opponent's collisions"
 
 
-def test_the_issue_s_example_dark_hex_4():
+def test_the_worked_example_dark_hex_4():
     """dark-hex-4: seat 0 plays a4; seat 1 attempts a4 (collision), then a1. Seat 0's
     view, prompt and baseline moves are those of the game where seat 1 placed a1 at
     once; its log numbers its own attempts 1, 2 (not plies 0 and 3)."""

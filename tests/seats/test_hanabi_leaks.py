@@ -22,56 +22,7 @@ from coworld.episode import Episode
 from coworld.games.hanabi import HanabiReducer
 from coworld.sdk import Scenario, Seats, assert_no_information_leak, create_information_revelation
 from coworld.sdk.visibility import redact_revelation
-
-COLOURS = ["red", "yellow", "green", "blue", "white"]
-COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}
-SEATS, HAND, HORIZON = 4, 4, 12
-
-
-def shuffled_deck(seed: int) -> list[str]:
-    deck = [f"{c} {r}" for c in COLOURS for r, n in COPIES.items() for _ in range(n)]
-    random.Random(seed).shuffle(deck)
-    return deck
-
-
-def quiet_actions(reducer, deck: list[str], observer: int) -> list[str]:
-    """HORIZON moves where the observer only hints and nobody hints the observer."""
-    state = reducer.init({"deck": deck}, seed=1)
-    moves = []
-    for _ in range(HORIZON):
-        legal = reducer.legal_moves(state)
-        if state.active_seat == observer:
-            move = next(m for m in legal if m.startswith("hint"))
-        else:
-            move = next((m for m in legal if m.startswith("discard")), None) or next(
-                m for m in legal if m.startswith("hint") and int(m.split()[1]) != observer
-            )
-        moves.append(move)
-        state = reducer.apply(state, move)
-    return moves
-
-
-def variants(deck: list[str], observer: int, seed: int) -> list[list[str]]:
-    """The base deal, the observer's hand reordered, the undrawn tail shuffled, and both."""
-    rng = random.Random(seed)
-    mine = slice(observer * HAND, (observer + 1) * HAND)
-    drawn_in_horizon = SEATS * HAND + HORIZON  # at most one draw per turn
-
-    def own_permuted(d):
-        d = list(d)
-        hand = d[mine]
-        while hand == d[mine] and len(set(hand)) > 1:
-            rng.shuffle(hand)
-        d[mine] = hand
-        return d
-
-    def tail_shuffled(d):
-        d = list(d)
-        tail = d[drawn_in_horizon:]
-        rng.shuffle(tail)
-        return d[:drawn_in_horizon] + tail
-
-    return [deck, own_permuted(deck), tail_shuffled(deck), tail_shuffled(own_permuted(deck))]
+from tests.support.leaks import SEATS, quiet_actions, shuffled_deck, variants
 
 
 @pytest.mark.parametrize("seed", range(6))

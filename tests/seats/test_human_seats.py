@@ -28,8 +28,7 @@ from coworld.sdk import assert_no_information_leak
 from coworld.sdk.canonical import canonical_json
 from coworld.seats.human import PAYLOAD_KEYS, HumanPolicy, HumanTable, seat_payload
 from coworld.viewer import ViewerServer, create_app
-from tests.seats.test_hanabi_leaks import quiet_actions, shuffled_deck, variants
-from tests.viewer.test_viewer import browser, chromium_path  # noqa: F401 (the shared Chromium fixture)
+from tests.support.leaks import quiet_actions, shuffled_deck, variants
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Where the browser tests leave screenshots of the seat pages (default: tmp_path).
@@ -431,7 +430,7 @@ def click_move(page: Any, move: str) -> None:
         page.click(f"[data-cell='{move}']", force=True)
 
 
-def open_seat(browser: Any, server: ViewerServer, game: Game, seat: int) -> tuple[Any, list]:  # noqa: F811
+def open_seat(browser: Any, server: ViewerServer, game: Game, seat: int) -> tuple[Any, list]:
     page = browser.new_page()
     responses: list[Any] = []
     page.on("response", lambda r: responses.append(r))
@@ -486,7 +485,7 @@ def test_a_full_game_played_by_clicking(name, browser, tmp_path):  # noqa: F811
     assert check_served(game, seat, served) > 3
 
 
-def test_two_human_seats_by_clicking_never_see_each_other(browser, tmp_path):  # noqa: F811
+def test_two_human_seats_by_clicking_never_see_each_other(browser, tmp_path):
     out = tmp_path / "dark.jsonl"
     game = Game("dark-hex-5", ["human", "human"], seed=8, out=out)
     with ViewerServer(None, humans=game.table) as server:
@@ -505,7 +504,7 @@ def test_two_human_seats_by_clicking_never_see_each_other(browser, tmp_path):  #
         assert {v["seat"] for v in views} == {seat}
 
 
-def test_an_illegal_click_shows_the_reason_and_changes_nothing(browser, tmp_path):  # noqa: F811
+def test_an_illegal_click_shows_the_reason_and_changes_nothing(browser, tmp_path):
     game = Game("hex", ["tactician", "human"], seed=9)
     with ViewerServer(None, humans=game.table) as server:
         page, _ = open_seat(browser, server, game, 1)
@@ -602,7 +601,7 @@ def test_live_serves_the_spectator_stream_beside_the_seat_links(tmp_path):
     assert client.get("/api/humans").json()["seats"] == []  # the episode is over
 
 
-def test_what_a_page_receives_passes_the_leak_check(browser, tmp_path):  # noqa: F811
+def test_what_a_page_receives_passes_the_leak_check(browser, tmp_path):
     """Two games whose opponent plays different cells the seat never meets: the seat's
     page receives the same answers at every decision and at the end."""
     received = {}

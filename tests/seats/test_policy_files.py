@@ -4,6 +4,8 @@ fences, and a file that names no model."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from coworld import ConfigError
@@ -69,3 +71,31 @@ def test_a_file_without_a_model_says_which_model_plays(tmp_path, monkeypatch, ca
         cli(["play", "hex", "-s", str(tmp_path / "p.md"), "-s", "random", "--out", str(out)]) == 0
     )
     assert f"no `model` given: {DEFAULT_MODEL} plays (the default)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "front, message",
+    [
+        ("thinking: 2048", "less than `max_tokens` (1024)"),
+        ("thinking: 100\nmax_tokens: 4000", "at least 1024"),
+        ("thinking: lots", "adaptive"),
+        ("model: claude-unknown-9", "no price for model 'claude-unknown-9'"),
+        ("price: [1, -2]", "`price` must be [input, output]"),
+    ],
+)
+def test_policy_knobs_are_checked_at_load(tmp_path, front, message):
+    from coworld import ConfigError
+    from coworld.seats.policy import load_policy
+
+    (tmp_path / "x.md").write_text(f"---\n{front}\n---\nWin.\n")
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_policy(str(tmp_path / "x.md"))
+
+
+def test_oversized_prompts_and_non_utf8_files_are_one_line_errors(tmp_path, capsys):
+    (tmp_path / "big.md").write_text("---\nname: big\n---\n" + "x" * 70_000)
+    (tmp_path / "bin.md").write_bytes(b"---\nname: b\n---\n\xff\xfe play\n")
+    for name, message in (("big.md", "the prompt is 70,000 bytes"), ("bin.md", "not UTF-8")):
+        assert cli(["play", "hex", "-s", str(tmp_path / name), "-s", "random"]) == 3
+        out = capsys.readouterr().out
+        assert message in out and "Traceback" not in out

@@ -12,7 +12,7 @@ import coworld
 from coworld import _core
 from coworld.episode import Episode
 from coworld.replay import recheck
-from tests.league.test_league import league
+from tests.support.leagues import make_league
 
 
 @pytest.mark.parametrize(
@@ -91,8 +91,10 @@ def test_batch_episodes_replay_through_the_runner_and_recheck(game, policies, tm
 def test_a_league_fields_parameterised_names_as_their_own_policies(tmp_path):
     from coworld.league.schedule import build_schedule
 
-    config = league(
+    config = make_league(
         tmp_path,
+        episodes=40,
+        seed=3,
         policies=["tactician", "tactician?eps=0.5", "probe?eps=0.1"],
         games=["connect-four", "dark-hex-4"],
     )
@@ -100,5 +102,5 @@ def test_a_league_fields_parameterised_names_as_their_own_policies(tmp_path):
     assert ("connect-four", ("tactician", "tactician?eps=0.5")) in seats
     assert ("dark-hex-4", ("probe?eps=0.1", "probe?eps=0.1")) in seats
     with pytest.raises(coworld.ConfigError) as err:
-        build_schedule(league(tmp_path, policies=["tactician?eps=7", "random"]))
+        build_schedule(make_league(tmp_path, policies=["tactician?eps=7", "random"]))
     assert err.value.field == "eps"

@@ -10,6 +10,7 @@ from anthropic.types.model import Model
 from coworld import ConfigError
 from coworld.seats.claude import PRICES, Usage, price_of
 from coworld.seats.policy import load_policy
+from tests.support.leagues import make_league
 
 
 def listed_models() -> list[str]:
@@ -72,3 +73,20 @@ def test_usage_add_sums_every_field():
     b = Usage(**{n: 10 * (i + 1) for i, n in enumerate(names)})
     a.add(b)
     assert [getattr(a, n) for n in names] == [11 * (i + 1) for i in range(len(names))]
+
+
+def test_prices_come_from_the_policy_or_the_league_file(tmp_path):
+    from coworld.seats.policy import load_policy
+
+    (tmp_path / "x.md").write_text("---\nmodel: claude-new-1\nprice: [2, 8]\n---\nWin.\n")
+    assert load_policy(str(tmp_path / "x.md")).price == (2.0, 8.0)
+    (tmp_path / "y.md").write_text("---\nname: y\nmodel: claude-newer-2\n---\nWin.\n")
+    config = make_league(
+        tmp_path,
+        name="p",
+        games=["hex"],
+        policies=["random", "y.md"],
+        episodes=1,
+        prices={"claude-newer": [4, 20]},
+    )
+    assert [p.price for p in config.policies if p.name == "y"] == [(4.0, 20.0)]

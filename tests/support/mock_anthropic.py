@@ -103,6 +103,13 @@ def random_legal(body: dict[str, Any], n: int) -> tuple:
     return ("text", json.dumps(reply))
 
 
+def first_legal(body: dict[str, Any], n: int) -> tuple:
+    """A deterministic connect-four model: the first legal column named in the prompt."""
+    legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])
+    move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
+    return ("text", json.dumps({"move": move}))
+
+
 class MockAnthropic:
     def __init__(
         self, script: Script, keep_alive: bool = False, usage: Billing | None = None

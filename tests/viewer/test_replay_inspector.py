@@ -11,9 +11,12 @@ from starlette.testclient import TestClient
 
 from coworld.episode import Episode
 from coworld.viewer import ViewerServer, create_app
-from tests.seats.test_calls import garbage_then_good
-from tests.seats.test_episode import credentials, good, run  # noqa: F401 (autouse: a test key)
-from tests.viewer.test_viewer import browser  # noqa: F401 (the shared Chromium fixture)
+from tests.support.episodes import (  # noqa: F401 (credentials: autouse, a test key)
+    credentials,
+    garbage_then_good,
+    good,
+    run,
+)
 
 
 def thinking_then_garbage_then_good(episode, body, n):

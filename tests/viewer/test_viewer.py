@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -157,29 +155,6 @@ def test_nothing_served_contains_an_api_key(replays, monkeypatch):
 
 
 # ---- the browser ------------------------------------------------------------
-
-
-def chromium_path() -> str | None:
-    return (
-        os.environ.get("COWORLD_CHROMIUM")
-        or shutil.which("chromium")
-        or shutil.which("chromium-browser")
-    )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = chromium_path()
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must have Debian's chromium (.ci/run installs it)")
-        pytest.skip("no chromium on this machine (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

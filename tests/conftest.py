@@ -73,6 +73,14 @@ def ray_cluster(tmp_path_factory, ray_api):
 
 
 @pytest.fixture
+def ray_env(ray_api, monkeypatch) -> MockAnthropic:
+    """The driver's own calls (the start-up check) reach the Ray mock too."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
+    return ray_api
+
+
+@pytest.fixture
 def ray_script(ray_api):
     """Set the Ray mock's script for one test: `ray_script(f)`."""
 

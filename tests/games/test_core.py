@@ -248,11 +248,10 @@ def test_league_clock_fields_must_be_finite(tmp_path):
 
 def test_league_table_names_the_leagues_a_database_holds(tmp_path, capsys):
     from coworld.cli import main
+    from tests.support.leagues import league_toml
 
-    (tmp_path / "l.toml").write_text(
-        'name = "l"\ngames = ["hex"]\npolicies = ["random", "tactician"]\n'
-        f'episodes = 2\nout = "{tmp_path / "out"}"\n'
-    )
+    drawn = {"seed": None, "replays": None}  # the config's own defaults
+    league_toml(tmp_path, drawn, name="l", games=["hex"], out=str(tmp_path / "out"))
     assert main(["league", "run", str(tmp_path / "l.toml")]) == 0
     capsys.readouterr()
     assert main(["league", "table", str(tmp_path / "out"), "--league", "nosuch"]) == 3

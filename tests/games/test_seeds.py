@@ -89,20 +89,11 @@ def test_every_bit_of_a_batch_base_reaches_its_episodes():
 
 def test_a_league_with_seed_zero_draws_its_seed_and_resumes_on_it(tmp_path):
     from coworld.league import LeagueRun
-    from coworld.league.config import parse_league
     from coworld.league.storage import LeagueDB
+    from tests.support.leagues import make_league
 
     def config():
-        raw = {
-            "name": "drawn",
-            "games": ["connect-four"],
-            "policies": ["tactician", "random"],
-            "episodes": 4,
-            "seed": 0,
-            "replays": 0,
-            "out": str(tmp_path / "out"),
-        }
-        return parse_league(raw, base_dir=tmp_path)
+        return make_league(tmp_path, name="drawn", episodes=4, seed=0, out="out")
 
     def stored() -> int:
         db = LeagueDB(tmp_path / "out" / "league.db")

@@ -15,29 +15,22 @@ from pathlib import Path
 import pytest
 
 from coworld.errors import ConfigError
-from coworld.league import LeagueDB, LeagueRun, load_league, parse_league
+from coworld.league import LeagueDB, LeagueRun, load_league
 from coworld.league.ranking import standings
+from tests.support.leagues import HOUSE, THREE_WAY, league_toml, make_league
 
 # probe and sweep split every seed pair of phantom-ttt-3 1-1 (a Bradley-Terry tie that
 # no amount of head-to-head settles); random is far below both
-TIE = """name = "a"
-games = ["phantom-ttt-3"]
-policies = ["probe", "sweep", "random"]
-episodes = 10
-seed = 4
-schedule = "adaptive"
-confidence = 0.95
-replays = 0
-threads = 1
-out = "out"
-"""
-
-
-def write(tmp_path: Path, text: str = TIE, **extra: str) -> Path:
-    body = text + "".join(f"{k} = {v}\n" for k, v in extra.items())
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "a.toml").write_text(body)
-    return tmp_path / "a.toml"
+TIE = {
+    "name": "a",
+    "games": ["phantom-ttt-3"],
+    "policies": ["probe", "sweep", "random"],
+    "episodes": 10,
+    "schedule": "adaptive",
+    "confidence": 0.95,
+    "threads": 1,
+    "out": "out",
+}
 
 
 def done(path: Path) -> dict[str, int]:
@@ -52,7 +45,7 @@ def done(path: Path) -> dict[str, int]:
 
 
 def test_episodes_go_where_the_order_is_in_doubt(tmp_path):
-    report = LeagueRun(load_league(write(tmp_path)), progress=False).run()
+    report = LeagueRun(load_league(league_toml(tmp_path, TIE, file="a.toml")), progress=False).run()
     n = done(tmp_path)
     # random's pairings were settled by the first round; the doubtful neighbours grew
     # until the cap (64 x the first round) since their tie never resolves
@@ -62,8 +55,12 @@ def test_episodes_go_where_the_order_is_in_doubt(tmp_path):
 
 
 def test_adaptive_is_deterministic_given_the_seed(tmp_path):
-    a = LeagueRun(load_league(write(tmp_path / "a", TIE)), progress=False).run()
-    b = LeagueRun(load_league(write(tmp_path / "b", TIE)), progress=False).run()
+    a = LeagueRun(
+        load_league(league_toml(tmp_path / "a", TIE, file="a.toml")), progress=False
+    ).run()
+    b = LeagueRun(
+        load_league(league_toml(tmp_path / "b", TIE, file="a.toml")), progress=False
+    ).run()
     assert a.episodes == b.episodes
     assert done(tmp_path / "a") == done(tmp_path / "b")
     sa = standings(LeagueDB(a.database).blocks("a"))
@@ -72,7 +69,7 @@ def test_adaptive_is_deterministic_given_the_seed(tmp_path):
 
 
 def test_kill_minus_nine_then_resume_gives_the_clean_league(tmp_path):
-    path = write(tmp_path / "killed")
+    path = league_toml(tmp_path / "killed", TIE, file="a.toml")
     env = {**os.environ, "COWORLD_LEAGUE_CHUNK": "5"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "coworld.cli", "league", "run", "a.toml"],
@@ -97,7 +94,9 @@ def test_kill_minus_nine_then_resume_gives_the_clean_league(tmp_path):
     partial = LeagueDB(db_path).count("a")
     assert 200 <= partial < 1320  # killed mid-league
     resumed = LeagueRun(load_league(path), progress=False).run()
-    clean = LeagueRun(load_league(write(tmp_path / "clean")), progress=False).run()
+    clean = LeagueRun(
+        load_league(league_toml(tmp_path / "clean", TIE, file="a.toml")), progress=False
+    ).run()
     assert resumed.played_now == clean.episodes - partial
     assert done(path.parent) == done(tmp_path / "clean")
     assert standings(LeagueDB(resumed.database).blocks("a")) == standings(
@@ -106,31 +105,32 @@ def test_kill_minus_nine_then_resume_gives_the_clean_league(tmp_path):
 
 
 def test_the_episode_budget_stops_it(tmp_path):
-    path = write(tmp_path, TIE + "[budget]\nmax_episodes = 200\n")
+    path = league_toml(tmp_path, TIE, file="a.toml", budget={"max_episodes": 200})
     report = LeagueRun(load_league(path), progress=False).run()
     assert 120 <= report.episodes <= 200  # the first round (120) and growth up to the cap
     assert done(tmp_path)["phantom-ttt-3|probe/sweep"] > 10
 
 
-def test_a_claude_policy_in_an_adaptive_league(tmp_path, monkeypatch):
-    from tests.support.mock_anthropic import MockAnthropic
-
+def test_a_claude_policy_in_an_adaptive_league(tmp_path, mock_api):
     def model(body, n):  # the first legal file: stacks file a
         legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])
         move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "a"
         return ("text", json.dumps({"move": move}))
 
-    (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nPlay well.\n")
-    text = (
-        'name = "a"\ngames = ["connect-four"]\npolicies = ["tactician", "random", "p.md"]\n'
-        'episodes = 2\nseed = 5\nschedule = "adaptive"\nreplays = 0\nout = "out"\n'
-        "concurrency = 2\n[budget]\nmax_episodes = 60\n"
+    path = league_toml(
+        tmp_path,
+        THREE_WAY,
+        house=HOUSE,
+        name="a",
+        seed=5,
+        schedule="adaptive",
+        out="out",
+        concurrency=2,
+        budget={"max_episodes": 60},
     )
-    with MockAnthropic(model) as mock:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        report = LeagueRun(load_league(write(tmp_path, text)), progress=False).run()
-        assert len(mock.requests) > 0
+    mock = mock_api(model)
+    report = LeagueRun(load_league(path), progress=False).run()
+    assert len(mock.requests) > 0
     db = LeagueDB(report.database)
     rows = db.runner_rows("a")
     assert rows and all("house" in r.seats for r in rows)
@@ -149,9 +149,8 @@ def test_a_claude_policy_in_an_adaptive_league(tmp_path, monkeypatch):
     ],
 )
 def test_bad_adaptive_fields_name_the_field(tmp_path, fields, field):
-    raw = {"name": "x", "games": ["hex"], "policies": ["tactician", "random"], "episodes": 2}
     with pytest.raises(ConfigError) as err:
-        parse_league({**raw, **fields}, base_dir=tmp_path)
+        make_league(tmp_path, name="x", games=["hex"], **fields)
     assert err.value.field == field
 
 

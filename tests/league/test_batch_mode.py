@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from coworld.league import LeagueDB, LeagueRun, parse_league
+from coworld.league import LeagueDB, LeagueRun
 from coworld.replay import recheck
 from coworld.seats.claude import Usage
 from coworld.seats.infra import InfraPolicy
-from tests.support.mock_anthropic import MockAnthropic, user_text
+from tests.support.leagues import TERSE, league_toml, make_league
+from tests.support.mock_anthropic import user_text
 from tests.support.mock_batches import MockBatches
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,23 +60,8 @@ def quick_rounds(monkeypatch):
     monkeypatch.setattr(batch, "GATHER_SECONDS", 0.05)
 
 
-def league(tmp_path: Path, **fields) -> object:
-    tmp_path.mkdir(exist_ok=True)
-    (tmp_path / "p.md").write_text(
-        "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 40\n---\nPlay well.\n"
-    )
-    raw = {
-        "name": "t",
-        "games": ["connect-four"],
-        "policies": ["p.md", "tactician"],
-        "episodes": 6,
-        "seed": 4,
-        "replays": 0,
-        "concurrency": 64,
-        "out": str(tmp_path / "out"),
-        **fields,
-    }
-    return parse_league(raw, base_dir=tmp_path)
+#: This module's leagues: the terse house against the tactician, 6 episodes, all at once.
+BATCH = {"policies": ["p.md", "tactician"], "episodes": 6, "concurrency": 64, "out": "out"}
 
 
 def played_usage(config) -> Usage:
@@ -101,16 +87,13 @@ def standings(config) -> dict:
         db.close()
 
 
-def test_batch_mode_plays_the_same_league_as_realtime_at_half_the_price(tmp_path, monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    real = league(tmp_path / "r")
-    with MockAnthropic(by_content, usage=billed) as mock:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        LeagueRun(real, progress=False, infra=FAST).run()
-    batched = league(tmp_path / "b", mode="batch")
-    with MockBatches(by_content, delay=0.1, usage=billed) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        report = LeagueRun(batched, progress=False, infra=FAST).run()
+def test_batch_mode_plays_the_same_league_as_realtime_at_half_the_price(tmp_path, mock_api):
+    real = make_league(tmp_path / "r", BATCH, house=TERSE)
+    mock_api(by_content, usage=billed)
+    LeagueRun(real, progress=False, infra=FAST).run()
+    batched = make_league(tmp_path / "b", BATCH, house=TERSE, mode="batch")
+    server = mock_api(by_content, delay=0.1, usage=billed, server=MockBatches)
+    report = LeagueRun(batched, progress=False, infra=FAST).run()
     assert report.episodes == 12 and not report.missing
     assert standings(batched) == standings(real)
     # every decision went through a batch, many episodes to a round
@@ -126,22 +109,6 @@ def test_batch_mode_plays_the_same_league_as_realtime_at_half_the_price(tmp_path
         header = json.loads(replay.read_text().splitlines()[0])
         assert header["mode"] == "batch"
         recheck(replay)
-
-
-def league_file(tmp_path: Path, **fields) -> Path:
-    league(tmp_path)  # the policy file
-    lines = [
-        'name = "t"',
-        'games = ["connect-four"]',
-        'policies = ["p.md", "tactician"]',
-        'mode = "batch"',
-        "seed = 4",
-        "replays = 0",
-        'out = "out"',
-    ] + [f"{k} = {json.dumps(v)}" for k, v in {"episodes": 6, "concurrency": 64, **fields}.items()]
-    path = tmp_path / "league.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def run_cli(path: Path, url: str, *extra: str) -> subprocess.Popen:
@@ -186,7 +153,9 @@ def rows(db_path: Path, sql: str) -> list[tuple]:
 
 
 def test_kill_9_during_a_batch_then_a_rerun_pays_for_nothing_twice(tmp_path):
-    path = league_file(tmp_path, concurrency=4)  # three waves: some done at the kill
+    path = league_toml(
+        tmp_path, BATCH, house=TERSE, file="league.toml", mode="batch", concurrency=4
+    )  # three waves: some done at the kill
     db = tmp_path / "out" / "league.db"
     with MockBatches(by_content, delay=0.6, usage=billed) as server:
         driver = run_cli(path, server.base_url)
@@ -235,18 +204,13 @@ def flaky(cid: str, params: dict, n: int) -> tuple | None:
     return [("errored", "overloaded_error"), ("errored", "api_error"), ("expired",)][h % 3]
 
 
-def test_errored_and_expired_requests_are_never_moves_and_go_into_a_later_round(
-    tmp_path, monkeypatch
-):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    real = league(tmp_path / "r")
-    with MockAnthropic(by_content, usage=billed) as mock:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        LeagueRun(real, progress=False, infra=FAST).run()
-    batched = league(tmp_path / "b", mode="batch")
-    with MockBatches(by_content, delay=0.05, outcome=flaky, usage=billed) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        report = LeagueRun(batched, progress=False, infra=FAST).run()
+def test_errored_and_expired_requests_are_never_moves_and_go_into_a_later_round(tmp_path, mock_api):
+    real = make_league(tmp_path / "r", BATCH, house=TERSE)
+    mock_api(by_content, usage=billed)
+    LeagueRun(real, progress=False, infra=FAST).run()
+    batched = make_league(tmp_path / "b", BATCH, house=TERSE, mode="batch")
+    server = mock_api(by_content, delay=0.05, outcome=flaky, usage=billed, server=MockBatches)
+    report = LeagueRun(batched, progress=False, infra=FAST).run()
     assert report.episodes == 12 and not report.voided
     # the same games as realtime: no failed request became a move or a fallback
     assert standings(batched) == standings(real)
@@ -270,17 +234,15 @@ def test_errored_and_expired_requests_are_never_moves_and_go_into_a_later_round(
     [("overloaded_error", "http-529", False), ("invalid_request_error", "http-400", True)],
 )
 def test_a_request_that_keeps_failing_voids_its_episode_with_the_cause(
-    tmp_path, monkeypatch, error, cause, stops
+    tmp_path, mock_api, error, cause, stops
 ):
     """Past the patience (at once for an error no retry fixes) the episode is void,
     never scored; a refusal stops the league."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    config = league(tmp_path, mode="batch", episodes=1, void_retries=0)
+    config = make_league(tmp_path, BATCH, house=TERSE, mode="batch", episodes=1, void_retries=0)
     always = lambda cid, p, n: ("errored", error)  # noqa: E731
     patience = InfraPolicy(patience_seconds=0.3, base_delay=0.01, max_delay=0.05)
-    with MockBatches(by_content, delay=0.05, outcome=always) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        report = LeagueRun(config, progress=False, infra=patience).run()
+    server = mock_api(by_content, delay=0.05, outcome=always, server=MockBatches)
+    report = LeagueRun(config, progress=False, infra=patience).run()
     assert report.episodes == 0 and report.missing == 2
     db = LeagueDB(config.database)
     try:
@@ -293,17 +255,17 @@ def test_a_request_that_keeps_failing_voids_its_episode_with_the_cause(
     assert (tries == {"0"}) == stops  # a refusal is not sent again
 
 
-def test_the_budget_cap_holds_in_batch_mode(tmp_path, monkeypatch):
+def test_the_budget_cap_holds_in_batch_mode(tmp_path, mock_api):
     """Each round reserves its worst case and shrinks to what is left: the spend
     never passes the cap, though every request is billed at its max_tokens."""
     from tests.support.mock_anthropic import billed_at_worst
 
     cap = 0.08
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    config = league(tmp_path, mode="batch", episodes=20, budget={"max_cost_usd": cap})
-    with MockBatches(by_content, delay=0.05, usage=billed_at_worst) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        report = LeagueRun(config, progress=False, infra=FAST).run()
+    config = make_league(
+        tmp_path, BATCH, house=TERSE, mode="batch", episodes=20, budget={"max_cost_usd": cap}
+    )
+    server = mock_api(by_content, delay=0.05, usage=billed_at_worst, server=MockBatches)
+    report = LeagueRun(config, progress=False, infra=FAST).run()
     db = LeagueDB(config.database)
     try:
         spent = db.spent("t")
@@ -348,8 +310,8 @@ def test_league_plan_shows_the_batch_cost_beside_the_realtime_cost(tmp_path, cap
     from coworld.cli import main as cli
     from coworld.league.plan import plan
 
-    path = league_file(tmp_path)
-    config = league(tmp_path)
+    path = league_toml(tmp_path, BATCH, house=TERSE, file="league.toml", mode="batch")
+    config = make_league(tmp_path, BATCH, house=TERSE)
     rows = plan(config)
     assert rows and all(r.batch_cost_usd == pytest.approx(r.cost_usd / 2) for r in rows)
     assert cli(["league", "plan", str(path)]) == 0
@@ -364,7 +326,7 @@ def test_ctrl_c_stops_submitting_and_a_second_cancels_the_batch_in_flight(tmp_pa
     """One Ctrl-C: the batch in flight is read, no round follows. Two: the batch in
     flight is canceled and what it held is recorded. Either way a rerun finishes the
     league without sending any custom_id twice."""
-    path = league_file(tmp_path)
+    path = league_toml(tmp_path, BATCH, house=TERSE, file="league.toml", mode="batch")
     db = tmp_path / "out" / "league.db"
     with MockBatches(by_content, delay=1.5, usage=billed) as server:
         driver = run_cli(path, server.base_url)
@@ -386,20 +348,18 @@ def test_ctrl_c_stops_submitting_and_a_second_cancels_the_batch_in_flight(tmp_pa
         rerun_finishes_without_resending(path, server, db)
 
 
-def test_a_batch_not_accepted_is_submitted_again_with_backoff(tmp_path, monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    config = league(tmp_path, mode="batch", episodes=2)
-    with MockBatches(by_content, delay=0.05) as server:
-        server.refuse_creates = 3
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        report = LeagueRun(config, progress=False, infra=FAST).run()
+def test_a_batch_not_accepted_is_submitted_again_with_backoff(tmp_path, mock_api):
+    config = make_league(tmp_path, BATCH, house=TERSE, mode="batch", episodes=2)
+    server = mock_api(by_content, delay=0.05, server=MockBatches)
+    server.refuse_creates = 3
+    report = LeagueRun(config, progress=False, infra=FAST).run()
     assert report.episodes == 4 and not report.voided and server.refuse_creates == 0
     ids = [cid for cid, _ in server.received]
     assert len(ids) == len(set(ids))  # only accepted batches carried requests
 
 
 def test_cancel_after_a_kill_cancels_the_stored_batch_and_a_rerun_finishes(tmp_path):
-    path = league_file(tmp_path)
+    path = league_toml(tmp_path, BATCH, house=TERSE, file="league.toml", mode="batch")
     db = tmp_path / "out" / "league.db"
     with MockBatches(by_content, delay=60, usage=billed) as server:
         driver = run_cli(path, server.base_url)
@@ -420,24 +380,21 @@ def test_cancel_after_a_kill_cancels_the_stored_batch_and_a_rerun_finishes(tmp_p
         rerun_finishes_without_resending(path, server, db)
 
 
-def test_an_adaptive_league_in_batch_mode_plays_as_in_realtime(tmp_path, monkeypatch):
+def test_an_adaptive_league_in_batch_mode_plays_as_in_realtime(tmp_path, mock_api):
     """An adaptive schedule's decisions read the results: the same episodes and
     results as realtime."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     fields = {
         "policies": ["p.md", "tactician", "random"],
         "episodes": 2,
         "schedule": "adaptive",
         "budget": {"max_episodes": 40},
     }
-    real = league(tmp_path / "r", **fields)
-    with MockAnthropic(by_content, usage=billed) as mock:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        LeagueRun(real, progress=False, infra=FAST).run()
-    batched = league(tmp_path / "b", mode="batch", **fields)
-    with MockBatches(by_content, delay=0.05, usage=billed) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        LeagueRun(batched, progress=False, infra=FAST).run()
+    real = make_league(tmp_path / "r", BATCH, house=TERSE, **fields)
+    mock_api(by_content, usage=billed)
+    LeagueRun(real, progress=False, infra=FAST).run()
+    batched = make_league(tmp_path / "b", BATCH, house=TERSE, mode="batch", **fields)
+    server = mock_api(by_content, delay=0.05, usage=billed, server=MockBatches)
+    LeagueRun(batched, progress=False, infra=FAST).run()
     assert standings(batched) == standings(real)
     counts = []
     for config in (real, batched):
@@ -450,7 +407,7 @@ def test_an_adaptive_league_in_batch_mode_plays_as_in_realtime(tmp_path, monkeyp
     assert server.received
 
 
-def test_the_collector_runs_again_after_it_was_stopped(tmp_path, monkeypatch):
+def test_the_collector_runs_again_after_it_was_stopped(tmp_path, mock_api):
     """A gate or an adaptive schedule plays several passes: each ends the round
     loop (and its client), and the next pass's asks start it again."""
     import asyncio
@@ -459,8 +416,7 @@ def test_the_collector_runs_again_after_it_was_stopped(tmp_path, monkeypatch):
     from coworld.seats.batch_client import BatchClient
     from coworld.seats.policy import load_policy
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    league(tmp_path)
+    make_league(tmp_path, BATCH, house=TERSE)
     policy = load_policy(str(tmp_path / "p.md"))
     messages = [{"role": "user", "content": "Legal moves: a, b"}]
 
@@ -476,7 +432,6 @@ def test_the_collector_runs_again_after_it_was_stopped(tmp_path, monkeypatch):
         store.close()
         return texts
 
-    with MockBatches(by_content, delay=0.01) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        texts = asyncio.run(two_passes())
+    server = mock_api(by_content, delay=0.01, server=MockBatches)
+    texts = asyncio.run(two_passes())
     assert len(texts) == 2 and server.created == 2

@@ -15,6 +15,7 @@ from coworld.league import LeagueDB
 from coworld.league.gate import GateConfig, candidate_counts, run_gate
 from coworld.league.stats import gsprt_llr
 from coworld.seats.policy import load_policy
+from tests.support.leagues import make_league
 
 
 def gate(tmp_path: Path, candidate: str, reference: str, **fields) -> GateConfig:
@@ -77,31 +78,27 @@ def test_a_crashed_gate_resumes_to_the_clean_result(tmp_path, monkeypatch):
     assert [(s.pairs, s.llr) for s in resumed.steps] == [(s.pairs, s.llr) for s in clean.steps]
 
 
-def test_a_claude_candidate_through_the_cli(tmp_path, monkeypatch, capsys):
-    from tests.support.mock_anthropic import MockAnthropic
-
+def test_a_claude_candidate_through_the_cli(tmp_path, mock_api, capsys):
     def model(body, n):  # always the first legal file: stacks file a, far above random
         legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])
         move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "a"
         return ("text", json.dumps({"move": move}))
 
     (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nPlay well.\n")
-    with MockAnthropic(model) as mock:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        args = [
-            "gate",
-            "random",
-            str(tmp_path / "p.md"),
-            "--games",
-            "connect-four",
-            "--batch",
-            "4",
-            "--out",
-            str(tmp_path / "g"),
-        ]
-        assert cli(args) == 1  # random is worse than the Claude policy
-        assert len(mock.requests) > 0
+    mock = mock_api(model)
+    args = [
+        "gate",
+        "random",
+        str(tmp_path / "p.md"),
+        "--games",
+        "connect-four",
+        "--batch",
+        "4",
+        "--out",
+        str(tmp_path / "g"),
+    ]
+    assert cli(args) == 1  # random is worse than the Claude policy
+    assert len(mock.requests) > 0
     out = capsys.readouterr().out
     assert "LLR bounds [-2.94, +2.94]" in out and "worse: LLR" in out
     db = LeagueDB(tmp_path / "g" / "league.db")
@@ -158,18 +155,16 @@ def test_usage_errors_exit_3_not_a_verdict(tmp_path, capsys, args, needle):
 def test_a_build_gate_against_a_recorded_league(tmp_path, capsys):
     """The same policy on two builds: the reference build's league database holds the
     policy against an anchor; this build plays the candidate on the same seeds."""
-    from coworld.league import LeagueRun, parse_league
+    from coworld.league import LeagueRun
 
-    old = parse_league(
-        {
-            "name": "old-build",
-            "games": ["dark-hex-5"],
-            "policies": ["sweep", "probe", "random"],
-            "episodes": 300,
-            "seed": 11,
-            "replays": 0,
-            "out": str(tmp_path / "old"),
-        }
+    old = make_league(
+        tmp_path,
+        name="old-build",
+        games=["dark-hex-5"],
+        policies=["sweep", "probe", "random"],
+        episodes=300,
+        seed=11,
+        out="old",
     )
     LeagueRun(old, progress=False).run()
     common = ["--anchor", "probe", "--games", "dark-hex-5"]
@@ -245,19 +240,9 @@ def test_kill_minus_nine_mid_gate_then_rerun(tmp_path):
 def test_a_recording_on_other_seeds_is_refused(tmp_path, capsys):
     import sqlite3
 
-    from coworld.league import LeagueRun, parse_league
+    from coworld.league import LeagueRun
 
-    old = parse_league(
-        {
-            "name": "old-build",
-            "games": ["connect-four"],
-            "policies": ["tactician", "random"],
-            "episodes": 20,
-            "seed": 11,
-            "replays": 0,
-            "out": str(tmp_path / "old"),
-        }
-    )
+    old = make_league(tmp_path, name="old-build", episodes=20, seed=11, out="old")
     LeagueRun(old, progress=False).run()
     # as if the other build had derived its episode seeds differently
     with sqlite3.connect(tmp_path / "old" / "league.db") as c:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from coworld.cli import main as cli
-from coworld.league import LeagueDB, LeagueRun, parse_league
+from coworld.league import LeagueDB, LeagueRun
 from coworld.league.ranking import export, head_to_head, standings
 from coworld.league.stats import (
     PRIOR_NOTE,
@@ -23,6 +23,7 @@ from coworld.league.stats import (
     unrated,
 )
 from coworld.league.storage import Block
+from tests.support.leagues import make_league
 
 
 def duel(game, a, b, scores_ab, scores_ba):
@@ -104,16 +105,14 @@ def test_a_hanabi_league_runs_and_tables_at_any_seat_count(tmp_path, capsys, sea
 
 
 def test_a_two_seat_hanabi_league_beside_a_two_player_game_rates_only_that_game(tmp_path):
-    config = parse_league(
-        {
-            "name": "mix",
-            "games": {"hanabi": {"seats": 2}, "connect-four": {}},
-            "policies": ["random", "tactician", "conventions"],
-            "episodes": 6,
-            "replays": 0,
-            "out": str(tmp_path / "out"),
-        },
-        base_dir=tmp_path,
+    config = make_league(
+        tmp_path,
+        name="mix",
+        games={"hanabi": {"seats": 2}, "connect-four": {}},
+        policies=["random", "tactician", "conventions"],
+        episodes=6,
+        seed=None,  # drawn
+        out="out",
     )
     report = LeagueRun(config, progress=False).run()
     doc = strict_json(report.exports["json"].read_text())

@@ -375,11 +375,7 @@ def test_ray_backend_gives_the_local_standings(tmp_path, ray_cluster):
     assert standings(a) == standings(b)
 
 
-def test_ray_episodes_write_each_calls_usage_as_it_returns(
-    tmp_path, ray_cluster, ray_api, monkeypatch
-):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
+def test_ray_episodes_write_each_calls_usage_as_it_returns(tmp_path, ray_cluster, ray_api, ray_env):
     (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
     before = len(ray_api.requests)
     config = make_league(
@@ -398,11 +394,7 @@ def test_ray_episodes_write_each_calls_usage_as_it_returns(
     assert len(ray_api.requests) - before == db.spent("t").calls == scored.calls + 1  # + ping
 
 
-def test_ray_episodes_reserve_each_call_against_one_budget(
-    tmp_path, ray_cluster, ray_api, monkeypatch
-):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
+def test_ray_episodes_reserve_each_call_against_one_budget(tmp_path, ray_cluster, ray_api, ray_env):
     (tmp_path / "p.md").write_text(
         "---\nname: house\nmodel: claude-haiku-4-5\nmax_tokens: 200\n---\nWin.\n"
     )

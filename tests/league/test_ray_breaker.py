@@ -12,15 +12,14 @@ import sys
 import threading
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from coworld.league import LeagueDB, LeagueRun, parse_league
+from coworld.league import LeagueDB, LeagueRun
 from coworld.league.ray_breaker import BreakerActor
 from coworld.seats.infra import CircuitBreaker, InfraFailure, InfraPolicy
-from tests.support.leagues import claude_results
+from tests.support.leagues import HOUSE, claude_results, make_league
 from tests.support.mock_anthropic import first_legal
 
 #: Test-speed retries. A pause probes every 0.1 s, then 0.2, then 0.4 s at most;
@@ -40,20 +39,8 @@ CONCURRENCY = 2
 OUTAGE = 3.0
 
 
-def league_config(tmp_path: Path, name: str, **fields):
-    (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")
-    raw = {
-        "name": name,
-        "games": ["connect-four"],
-        "policies": ["tactician", "p.md"],
-        "episodes": 3,
-        "seed": 4,
-        "replays": 0,
-        "concurrency": CONCURRENCY,
-        "out": str(tmp_path / name),
-        **fields,
-    }
-    return parse_league(raw, base_dir=tmp_path)
+#: This module's leagues: the house against the tactician on every Ray worker.
+RAY = {"policies": ["tactician", "p.md"], "episodes": 3, "concurrency": CONCURRENCY}
 
 
 def probes_within(seconds: float, policy: InfraPolicy) -> int:
@@ -176,18 +163,18 @@ def test_breakers_of_several_processes_act_as_one():
 
 
 def test_an_outage_pauses_every_ray_task_and_changes_no_score(
-    tmp_path, ray_cluster, ray_api, ray_script, monkeypatch
+    tmp_path, ray_cluster, ray_api, ray_script, ray_env
 ):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
-    clean = LeagueRun(league_config(tmp_path, "clean"), infra=POLICY, progress=False).run()
+    clean = LeagueRun(
+        make_league(tmp_path, RAY, house=HOUSE, name="clean"), infra=POLICY, progress=False
+    ).run()
     clean_rows, clean_table, _ = claude_results(clean.database, "clean")
 
     outage = Outage(ray_api, after=12, seconds=OUTAGE)  # from the league's 12th request
     ray_script(outage)
     screen = io.StringIO()
     run = LeagueRun(
-        league_config(tmp_path, "t"),
+        make_league(tmp_path, RAY, house=HOUSE, name="t"),
         backend="ray",
         infra=POLICY,
         console=Console(file=screen, force_terminal=True, width=200),
@@ -211,12 +198,10 @@ def test_an_outage_pauses_every_ray_task_and_changes_no_score(
 
 
 def test_an_outage_past_the_patience_voids_with_its_cause_and_stops_dispatching(
-    tmp_path, ray_cluster, ray_api, ray_script, monkeypatch
+    tmp_path, ray_cluster, ray_api, ray_script, ray_env
 ):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
     policy = replace(POLICY, patience_seconds=1.5)
-    config = league_config(tmp_path, "t", void_retries=1)
+    config = make_league(tmp_path, RAY, house=HOUSE, name="t", void_retries=1)
     outage = Outage(ray_api, after=1, seconds=None)  # down after the pre-flight ping
     ray_script(outage)
     run = LeagueRun(config, backend="ray", infra=policy, progress=False)
@@ -257,13 +242,11 @@ LeagueRun(config, backend="ray", address=sys.argv[1], infra=policy, progress=Fal
 
 
 def test_a_killed_ray_run_leaves_no_open_breaker(
-    tmp_path, ray_cluster, ray_api, ray_script, monkeypatch
+    tmp_path, ray_cluster, ray_api, ray_script, ray_env
 ):
     """A run killed during an outage: the next run starts closed (its calls are
     sent at once, no pause), and plays what the killed one left."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
-    config = league_config(tmp_path, "t")  # writes p.md
+    config = make_league(tmp_path, RAY, house=HOUSE, name="t")  # writes p.md
     outage = Outage(ray_api, after=1, seconds=None)
     ray_script(outage)
     address = ray_cluster.get_runtime_context().gcs_address

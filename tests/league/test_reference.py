@@ -190,13 +190,13 @@ def test_every_written_format_carries_its_schema_version(tmp_path):
     assert schemas.problems(out) == []
 
 
-def test_the_claude_example_league_runs(tmp_path, monkeypatch):
+def test_the_claude_example_league_runs(tmp_path, mock_api):
     """The example a newcomer copies, against the local Messages API stand-in."""
     from dataclasses import replace
 
     from coworld.league import LeagueRun
     from coworld.league.config import load_league
-    from tests.support.mock_anthropic import MockAnthropic, first_legal
+    from tests.support.mock_anthropic import first_legal
 
     def answer(body, n):
         system = json.dumps(body.get("system", ""))  # the pre-flight check has none
@@ -214,10 +214,8 @@ def test_the_claude_example_league_runs(tmp_path, monkeypatch):
     config = replace(
         config, games=("connect-four", "dark-hex-5"), policies=policies, episodes=1, out=tmp_path
     )
-    with MockAnthropic(answer) as mock:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-        report = LeagueRun(config, backend="local", address=None, fresh=True).run()
+    mock = mock_api(answer)
+    report = LeagueRun(config, backend="local", address=None, fresh=True).run()
     assert not report.incomplete and not report.voided
     assert mock.answered > 0
     assert report.seconds < 120  # no call waited out the infrastructure patience

@@ -21,6 +21,7 @@ from coworld.league.ranking import compare, standings, summarize
 from coworld.league.stats import bounded_interval
 from coworld.replay import recheck
 from coworld.seats.policy import load_policy
+from tests.support.leagues import league_toml
 
 C4BOT = '''"""Deterministic connect four: win if it can, block if it must, else the centre."""
 
@@ -143,15 +144,11 @@ def test_fog_openings_are_each_movers_own_attempts(tmp_path):
 def test_a_league_file_takes_openings(tmp_path):
     from coworld.league import load_league
 
-    base = 'name = "l"\ngames = ["hex"]\npolicies = ["random", "tactician"]\nepisodes = 2\n'
-    (tmp_path / "l.toml").write_text(base + "openings = 3\n")
-    assert load_league(tmp_path / "l.toml").openings_for("hex") == 3
-    (tmp_path / "l.toml").write_text(
-        base.replace('"hex"', '"hex", "hanabi"') + 'openings = "default"\n'
-    )
-    config = load_league(tmp_path / "l.toml")
+    base = {"name": "l", "games": ["hex"], "policies": ["random", "tactician"], "seed": None}
+    assert load_league(league_toml(tmp_path, base, openings=3)).openings_for("hex") == 3
+    config = load_league(league_toml(tmp_path, base, games=["hex", "hanabi"], openings="default"))
     assert (config.openings_for("hex"), config.openings_for("hanabi")) == (2, 0)
-    (tmp_path / "l.toml").write_text(base + "openings = -1\n")
+    league_toml(tmp_path, base, openings=-1)
     with pytest.raises(coworld.ConfigError, match="openings"):
         load_league(tmp_path / "l.toml")
     gate = GateConfig(load_policy("tactician"), load_policy("random"), ("hex",))
@@ -200,11 +197,8 @@ def test_a_league_flags_alike_cells_and_fallback_scores_and_honours_replays_0(
     (tmp_path / "bad_exc.py").write_text(
         'NAME = "bad_exc"\n\n\ndef act(view, legal_moves):\n    return legal_moves[0] // 0\n'
     )
-    (tmp_path / "l.toml").write_text(
-        'name = "det"\ngames = ["connect-four"]\n'
-        f'policies = ["{good}", "{buggy}", "bad_exc.py"]\n'
-        f'episodes = 4\nreplays = 0\nout = "{tmp_path / "out"}"\n'
-    )
+    det = {"name": "det", "episodes": 4, "seed": None}
+    league_toml(tmp_path, det, policies=[good, buggy, "bad_exc.py"], out=str(tmp_path / "out"))
     assert cli(["league", "run", str(tmp_path / "l.toml")]) == 0
     said = " ".join(capsys.readouterr().out.split())
     assert "bad_exc: the fallback played 100% of its decisions" in said
@@ -223,9 +217,14 @@ def test_a_league_flags_alike_cells_and_fallback_scores_and_honours_replays_0(
     shown = {(s["policy"], s["game"]): s["flags"] for s in page["standings"]}
     assert shown == flags and page["warnings"] == doc["warnings"]
     # with openings the cells vary and the flag goes
-    (tmp_path / "l.toml").write_text(
-        f'name = "det"\ngames = ["connect-four"]\npolicies = ["{good}", "{buggy}"]\n'
-        f'episodes = 8\nopenings = 4\nreplays = 1\nout = "{tmp_path / "out2"}"\n'
+    league_toml(
+        tmp_path,
+        det,
+        policies=[good, buggy],
+        episodes=8,
+        openings=4,
+        replays=1,
+        out=str(tmp_path / "out2"),
     )
     assert cli(["league", "run", str(tmp_path / "l.toml")]) == 0
     doc = json.loads((tmp_path / "out2" / "standings.json").read_text())

@@ -28,6 +28,7 @@ from coworld.sdk import assert_no_information_leak
 from coworld.sdk.canonical import canonical_json
 from coworld.seats.human import PAYLOAD_KEYS, HumanPolicy, HumanTable, seat_payload
 from coworld.viewer import ViewerServer, create_app
+from tests.support.leagues import make_league
 from tests.support.leaks import quiet_actions, shuffled_deck, variants
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -538,21 +539,11 @@ def test_an_illegal_click_shows_the_reason_and_changes_nothing(browser, tmp_path
 
 
 def test_a_league_fields_a_human_one_episode_at_a_time(tmp_path):
-    from coworld.league import LeagueDB, LeagueRun, parse_league
+    from coworld.league import LeagueDB, LeagueRun
     from coworld.league.ranking import standings
 
-    config = parse_league(
-        {
-            "name": "people",
-            "games": ["connect-four"],
-            "policies": ["human", "random"],
-            "episodes": 2,
-            "seed": 3,
-            "replays": 1,
-            "out": str(tmp_path / "out"),
-        },
-        base_dir=tmp_path,
-    )
+    people = {"name": "people", "policies": ["human", "random"], "seed": 3, "replays": 1}
+    config = make_league(tmp_path, people, out="out")
     run = LeagueRun(config, progress=False)
     report: list[Any] = []
     league = threading.Thread(target=lambda: report.append(run.run()), daemon=True)

@@ -10,8 +10,8 @@ import pytest
 
 from coworld import ConfigError
 from coworld.cli import main as cli
-from coworld.league import parse_league
 from coworld.seats.policy import DEFAULT_MODEL, load_policy
+from tests.support.leagues import make_league
 
 FRONT = "---\nname: deep\nmodel: claude-opus-4-1\nmax_tokens: 2000\n---\nPlay the centre.\n"
 
@@ -61,10 +61,7 @@ def test_a_file_without_a_model_says_which_model_plays(tmp_path, monkeypatch, ca
     (tmp_path / "p.md").write_text("---\nname: house\n---\nWin.\n")
     policy = load_policy(str(tmp_path / "p.md"))
     assert policy.model == DEFAULT_MODEL and DEFAULT_MODEL in (policy.default_notice or "")
-    config = parse_league(
-        {"name": "n", "games": ["hex"], "policies": ["random", "p.md"], "episodes": 1},
-        base_dir=tmp_path,
-    )
+    config = make_league(tmp_path, name="n", games=["hex"], policies=["random", "p.md"], episodes=1)
     assert any(DEFAULT_MODEL in n and "p.md" in n for n in config.notices)
     out = tmp_path / "e.jsonl"
     assert (

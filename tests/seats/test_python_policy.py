@@ -21,6 +21,7 @@ from coworld.league.storage import LeagueDB
 from coworld.replay import recheck
 from coworld.seats.policy import load_policy
 from coworld.seats.python_policy import PythonPolicy
+from tests.support.leagues import league_toml, make_league
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -193,12 +194,10 @@ def test_play_without_a_seed_names_the_replay_after_the_seed_it_drew(tmp_path):
 
 
 def test_a_league_plays_python_policies_in_worker_processes(tmp_path):
-    (tmp_path / "rnd.py").write_text((EXAMPLES / "random_bot.py").read_text())
-    (tmp_path / "league.toml").write_text(
-        'name = "py"\ngames = ["connect-four"]\npolicies = ["random", "rnd.py"]\n'
-        'episodes = 3\nseed = 1\nconcurrency = 2\nreplays = 3\nout = "out"\n'
-    )
-    config = load_league(tmp_path / "league.toml")
+    bot = {"rnd.py": (EXAMPLES / "random_bot.py").read_text()}
+    fields = {"policies": ["random", "rnd.py"], "episodes": 3, "seed": 1, "concurrency": 2}
+    path = league_toml(tmp_path, fields, files=bot, name="py", replays=3, out="out")
+    config = load_league(path)
     report = LeagueRun(config, progress=False).run()
     assert report.episodes == 2 * 3  # both seat orders of random and rnd, 3 episodes each
     replays = sorted((tmp_path / "out" / "replays" / "connect-four").glob("*rnd*.jsonl"))
@@ -213,13 +212,15 @@ def test_the_ray_backend_plays_python_policies_like_the_local_one(tmp_path, ray_
     (tmp_path / "rnd.py").write_text((EXAMPLES / "random_bot.py").read_text())
     rows = {}
     for backend in ("local", "ray"):
-        (tmp_path / f"{backend}.toml").write_text(
-            f'name = "py"\ngames = ["hex"]\npolicies = ["tactician", "rnd.py"]\n'
-            f'episodes = 2\nseed = 5\nreplays = 0\nout = "{backend}"\n'
+        config = make_league(
+            tmp_path,
+            name="py",
+            games=["hex"],
+            policies=["tactician", "rnd.py"],
+            seed=5,
+            out=backend,
         )
-        report = LeagueRun(
-            load_league(tmp_path / f"{backend}.toml"), backend=backend, progress=False
-        ).run()
+        report = LeagueRun(config, backend=backend, progress=False).run()
         episodes = LeagueDB(report.database).episodes("py")
         rows[backend] = sorted((r.pairing, r.idx, r.seed, r.score, r.plies) for r in episodes)
     assert len(rows["ray"]) == 4 and rows["ray"] == rows["local"]

@@ -27,6 +27,7 @@ from coworld.league.runner import LeagueRun
 from coworld.league.storage import EpisodeRow, LeagueDB, VoidEpisode
 from coworld.league.work import EpisodeJob, Shared
 from coworld.seats.policy import load_policy
+from tests.support.leagues import league_toml, make_league
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -54,21 +55,8 @@ def mine(replay: Path, seat: int = 0) -> list[dict]:
     return [e for e in events if e["type"] == "ply" and e["seat"] == seat]
 
 
-def league(tmp_path: Path, name: str, policies: list[str], **fields: object) -> LeagueRun:
-    raw = {
-        "name": name,
-        "games": ["connect-four"],
-        "episodes": 2,
-        "seed": 1,
-        "concurrency": 2,
-        "replays": 0,
-        "out": name,
-        **fields,
-    }
-    text = "".join(f"{k} = {json.dumps(v)}\n" for k, v in raw.items())
-    text += f"policies = {json.dumps(policies)}\n"
-    (tmp_path / f"{name}.toml").write_text(text)
-    return LeagueRun(load_league(tmp_path / f"{name}.toml"), progress=False)
+#: This module's leagues: two episodes a pairing, two worker processes.
+BOTS = {"seed": 1, "concurrency": 2}
 
 
 # ---- 1. the feed ------------------------------------------------------------
@@ -125,7 +113,9 @@ def test_the_reliability_table_and_standings_json_show_python_seats(tmp_path, ca
     assert max(len(line) for line in text.splitlines()) <= 80
 
     raising, good = bot(tmp_path, "raising", RAISE), str(EXAMPLES / "random_bot.py")
-    report = league(tmp_path, "rel", ["random", raising, good]).run()
+    report = LeagueRun(
+        make_league(tmp_path, BOTS, name="rel", policies=["random", raising, good]), progress=False
+    ).run()
     rel = json.loads(report.exports["json"].read_text())["reliability"]
     assert rel["raising"]["fallback_rate:error"] == 1.0 and rel["raising"]["decisions"] > 0
     assert rel["random_bot"]["decisions"] > 0 and rel["random_bot"]["fallbacks"] == 0
@@ -159,10 +149,7 @@ def test_sys_exit_neither_ends_play_nor_a_league(tmp_path, monkeypatch, capsys):
     quitter = bot(tmp_path, "quitter", EXIT)
     assert cli.main(["play", "connect-four", "-s", quitter, "-s", "random", "--seed", "2"]) == 0
     assert "[fallback: error]" in capsys.readouterr().out
-    (tmp_path / "l.toml").write_text(
-        'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "quitter.py"]\n'
-        'episodes = 2\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
-    )
+    league_toml(tmp_path, BOTS, name="l", policies=["random", "quitter.py"], out="out")
     assert cli.main(["league", "run", "l.toml"]) == 0
     out = capsys.readouterr().out
     assert "4 episodes played now" in out and "quitter" in out and "error" in out
@@ -295,7 +282,10 @@ def test_off_the_main_thread_the_limit_is_judged_on_return(tmp_path):
 def test_a_local_league_interrupts_slow_policies(tmp_path, body):
     slow = bot(tmp_path, "slow", body)
     started = time.monotonic()
-    report = league(tmp_path, "slow", ["random", slow], episodes=3).run()
+    report = LeagueRun(
+        make_league(tmp_path, BOTS, name="slow", policies=["random", slow], episodes=3),
+        progress=False,
+    ).run()
     assert time.monotonic() - started < 60
     assert report.episodes == 6 and not report.stopped
     rel = reliability(LeagueDB(report.database).runner_rows("slow"))["slow"]
@@ -312,10 +302,7 @@ def test_a_policy_ending_its_worker_voids_the_episode_and_stops_the_league(
 
     monkeypatch.chdir(tmp_path)
     bot(tmp_path, "killer", KILL)
-    (tmp_path / "l.toml").write_text(
-        'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "killer.py"]\n'
-        'episodes = 3\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
-    )
+    league_toml(tmp_path, BOTS, name="l", policies=["random", "killer.py"], episodes=3, out="out")
     assert cli.main(["league", "run", "l.toml"]) == 3  # the policy ended its worker: bad input
     out = " ".join(capsys.readouterr().out.split())
     assert "Traceback" not in out and "already in the database" not in out
@@ -420,7 +407,10 @@ def test_names_that_collide_are_refused_with_both_sources(tmp_path):
     with pytest.raises(ConfigError, match="are both named 'random_bot'"):
         play("hex", [str(EXAMPLES / "random_bot.py"), other], seed=1)
     with pytest.raises(ConfigError, match="baseline random and .*my_random.py are both named"):
-        league(tmp_path, "clash", ["random", named_random])
+        LeagueRun(
+            make_league(tmp_path, BOTS, name="clash", policies=["random", named_random]),
+            progress=False,
+        )
 
 
 @pytest.mark.parametrize(
@@ -452,10 +442,7 @@ def test_ray_tasks_interrupt_slow_policies_and_void_a_dead_worker(tmp_path, ray_
     slow = bot(tmp_path, "slow", SPIN)
     killer = bot(tmp_path, "killer", KILL)
     for name, policies in (("slow", ["random", slow]), ("kill", ["random", killer])):
-        (tmp_path / f"{name}.toml").write_text(
-            f'name = "{name}"\ngames = ["connect-four"]\npolicies = {json.dumps(policies)}\n'
-            f'episodes = 1\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "{name}"\n'
-        )
+        league_toml(tmp_path, BOTS, name=name, policies=policies, episodes=1, file=f"{name}.toml")
     started = time.monotonic()
     report = LeagueRun(load_league(tmp_path / "slow.toml"), backend="ray", progress=False).run()
     assert time.monotonic() - started < 120 and report.episodes == 2
@@ -473,7 +460,9 @@ def test_a_policy_printing_shows_in_play_not_over_a_league(tmp_path, monkeypatch
     chatty = bot(tmp_path, "chatty", body)
     assert cli.main(["play", "connect-four", "-s", chatty, "-s", "random", "--seed", "2"]) == 0
     assert "thinking hard" in capfd.readouterr().out
-    report = league(tmp_path, "chat", ["random", chatty]).run()
+    report = LeagueRun(
+        make_league(tmp_path, BOTS, name="chat", policies=["random", chatty]), progress=False
+    ).run()
     assert report.episodes == 4 and "thinking hard" not in capfd.readouterr().out
 
 
@@ -585,10 +574,7 @@ def test_play_ends_a_decision_that_swallows_its_interrupt(tmp_path):
 
 def test_a_league_voids_a_decision_that_swallows_its_interrupt(tmp_path):
     bot(tmp_path, "hang", HANG)
-    (tmp_path / "l.toml").write_text(
-        'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "hang.py"]\n'
-        'episodes = 1\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
-    )
+    league_toml(tmp_path, BOTS, name="l", policies=["random", "hang.py"], episodes=1, out="out")
     process = run_cli(tmp_path, "league", "run", "l.toml")
     out = " ".join(finish(process, 60)[0].split())
     assert process.returncode == 3
@@ -615,7 +601,10 @@ def test_a_policy_imports_modules_beside_it_and_never_shadows_the_stdlib(tmp_pat
     results = play("connect-four", [sib, "random"], seed=2, out=out)
     assert results["decisions"][0] == {"policy": len(mine(out))}
     assert sys.path.count(str(pkg)) == 1 and sys.path[-1] == str(pkg)
-    report = league(tmp_path, "sib", ["random", sib], episodes=1).run()
+    report = LeagueRun(
+        make_league(tmp_path, BOTS, name="sib", policies=["random", sib], episodes=1),
+        progress=False,
+    ).run()
     rel = reliability(LeagueDB(report.database).runner_rows("sib"))["sib_bot"]
     assert rel["decisions"] > 0 and rel["fallbacks"] == 0
 
@@ -629,7 +618,9 @@ def test_a_league_discards_a_policys_stderr_not_its_workers_errors(tmp_path, cap
         "    return legal[0]\n"
     )
     noisy = bot(tmp_path, "noisy", body)
-    report = league(tmp_path, "noisy", ["random", noisy]).run()
+    report = LeagueRun(
+        make_league(tmp_path, BOTS, name="noisy", policies=["random", noisy]), progress=False
+    ).run()
     assert report.episodes == 4
     err = capfd.readouterr().err
     assert "to stderr" not in err and "logged" not in err
@@ -722,10 +713,7 @@ def group_processes(pgid: int) -> list[int]:
 
 def league_in_its_own_group(tmp_path: Path, pause: float) -> subprocess.Popen:
     bot(tmp_path, "paced", PACED.format(pause=pause))
-    (tmp_path / "l.toml").write_text(
-        'name = "l"\ngames = ["connect-four"]\npolicies = ["random", "paced.py"]\n'
-        'episodes = 40\nseed = 1\nconcurrency = 2\nreplays = 0\nout = "out"\n'
-    )
+    league_toml(tmp_path, BOTS, name="l", policies=["random", "paced.py"], episodes=40, out="out")
     return subprocess.Popen(
         [sys.executable, "-m", "coworld.cli", "league", "run", "l.toml"],
         cwd=tmp_path,
@@ -785,9 +773,8 @@ def test_a_baseline_name_is_refused_before_the_league_starts(tmp_path):
     bot(
         tmp_path, "nmq", 'NAME = "random"\ndef act(view, legal_moves):\n    return legal_moves[0]\n'
     )
-    (tmp_path / "l.toml").write_text(
-        'name = "l"\ngames = ["hex"]\npolicies = ["nmq.py", "tactician"]\n'
-        'episodes = 1\nout = "out"\n'
+    league_toml(
+        tmp_path, name="l", games=["hex"], policies=["nmq.py", "tactician"], episodes=1, out="out"
     )
     with pytest.raises(ConfigError, match="named 'random', a baseline of hex") as err:
         load_league(tmp_path / "l.toml")
@@ -810,7 +797,10 @@ def test_a_slow_import_loads_once_untimed_in_a_league_worker(tmp_path):
         "from heavyweights import W\nTIME_LIMIT = 1\n"
         "def act(view, legal_moves):\n    return legal_moves[0]\n",
     )
-    report = league(tmp_path, "heavy", ["random", heavy], episodes=2).run()
+    report = LeagueRun(
+        make_league(tmp_path, BOTS, name="heavy", policies=["random", heavy], episodes=2),
+        progress=False,
+    ).run()
     rel = reliability(LeagueDB(report.database).runner_rows("heavy"))["wbot"]
     assert report.episodes == 4 and rel["decisions"] > 0 and rel["fallbacks"] == 0
 

@@ -116,17 +116,12 @@ def test_live_stream_delivers_events_while_the_episode_runs(tmp_path):
 
 
 def test_league_api_lists_and_filters_episodes(tmp_path):
-    from coworld.league import LeagueRun, parse_league
+    from coworld.league import LeagueRun
+    from tests.support.leagues import make_league
 
-    config = parse_league(
-        {
-            "name": "v",
-            "games": ["connect-four", "hex"],
-            "episodes": 20,
-            "policies": ["tactician", "random"],
-            "replays": 2,
-            "out": str(tmp_path / "lg"),
-        }
+    games = ["connect-four", "hex"]
+    config = make_league(
+        tmp_path, name="v", games=games, episodes=20, replays=2, seed=None, out="lg"
     )
     LeagueRun(config, progress=False).run()
     client = TestClient(create_app(tmp_path / "lg"))

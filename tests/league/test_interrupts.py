@@ -1,7 +1,7 @@
 """Ctrl-C wherever it lands: a league subprocess is interrupted at many points
 (while episodes play, while results are stored, while the progress bar is
 drawn). Every episode it began is either stored or recorded as void, and every
-answered call is in the database."""
+answered call is in the database; after a kill -9 too, and a rerun completes it."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--game", default="phantom-ttt-3")
     args = ap.parse_args()
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.mock_batches", str(args.delay)],
+        [sys.executable, "-m", "tests.support.mock_batches", str(args.delay)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

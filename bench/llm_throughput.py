@@ -71,7 +71,7 @@ def main() -> None:
     if args.stub_sdk:
         stub_sdk(args.latency)
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.mock_anthropic", str(args.latency)],
+        [sys.executable, "-m", "tests.support.mock_anthropic", str(args.latency)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

@@ -1,34 +1,54 @@
-"""Fixtures shared by test modules: one Ray cluster per session, whose workers
-reach one local Messages API server; and every replay, calls sidecar, transcript
-and standings.json coworld writes under a test's tmp_path is checked against the
-format schemas (`coworld.schemas`) after the test (mark a test `unchecked_files`
-when it makes coworld write broken files on purpose)."""
+"""Fixtures shared by test modules: a local Messages API server for a test
+(`mock_api`, `api`); one Ray cluster per session, whose workers reach one such
+server; and every replay, calls sidecar, transcript and standings.json coworld
+writes under a test's tmp_path is checked against the format schemas
+(`coworld.schemas`) after the test (mark a test `unchecked_files` when it makes
+coworld write broken files on purpose)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.support.mock_anthropic import MockAnthropic, first_legal
 
-def first_column(body, n):
-    """A model that plays the first legal connect-four column named in the prompt."""
-    import re
+#: Fixtures a test names wherever it lives: `browser` (a headless Chromium).
+pytest_plugins = ["tests.support.browser"]
 
-    legal = re.search(r"[Ll]egal moves?:?\s*\n?(.*)", body["messages"][-1]["content"])
-    move = re.findall(r"\b[a-g]\b", legal.group(1))[0] if legal else "d"
-    return ("text", json.dumps({"move": move}))
+
+@pytest.fixture
+def mock_api(monkeypatch) -> Iterator[Callable[..., Any]]:
+    """Start a local Messages API server and point the real client at it with a test
+    key: `mock = mock_api(script, usage=...)`, or `mock_api(script, server=MockBatches)`.
+    The environment names the latest started; every one stops after the test."""
+    with contextlib.ExitStack() as stack:
+
+        def start(script=first_legal, server=MockAnthropic, **options):
+            mock = stack.enter_context(server(script, **options))
+            monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+            monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+            return mock
+
+        yield start
+
+
+@pytest.fixture
+def api(mock_api) -> MockAnthropic:
+    """The usual server: the first legal column, until the test sets `api.script`."""
+    return mock_api(first_legal)
 
 
 @pytest.fixture(scope="session")
 def ray_api():
     """A Messages API server for Claude episodes on Ray workers (a test may set its
     `script` for a while; `ray_script` puts it back)."""
-    from .mock_anthropic import MockAnthropic
-
-    with MockAnthropic(first_column) as mock:
+    with MockAnthropic(first_legal) as mock:
         yield mock
 
 
@@ -53,6 +73,14 @@ def ray_cluster(tmp_path_factory, ray_api):
 
 
 @pytest.fixture
+def ray_env(ray_api, monkeypatch) -> MockAnthropic:
+    """The driver's own calls (the start-up check) reach the Ray mock too."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", ray_api.base_url)
+    return ray_api
+
+
+@pytest.fixture
 def ray_script(ray_api):
     """Set the Ray mock's script for one test: `ray_script(f)`."""
 
@@ -60,7 +88,7 @@ def ray_script(ray_api):
         ray_api.script = script
 
     yield use
-    ray_api.script = first_column
+    ray_api.script = first_legal
 
 
 def _declares_a_schema(path: Path) -> bool:

@@ -248,7 +248,7 @@ def test_ply_cap_and_wall_clock_adjudicate_by_standing() -> None:
 
 
 def hex_neighbours(cell: str, n: int) -> set[str]:
-    """Spec rule 1, written out: (r, c) touches (r, c+-1), (r+-1, c), (r-1, c+1), (r+1, c-1)."""
+    """Hex adjacency, written out: (r, c) touches (r, c+-1), (r+-1, c), (r-1, c+1), (r+1, c-1)."""
     c, r = ord(cell[0]) - ord("a"), int(cell[1:]) - 1
     out = set()
     for dc, dr in ((-1, 0), (1, 0), (0, -1), (0, 1), (1, -1), (-1, 1)):
@@ -308,7 +308,7 @@ def reference_standing(view: dict, seat: int) -> int:
 
 
 def quoridor_blocked_steps(walls: list[dict]) -> set[str]:
-    """Spec rule 2: xNh blocks (x,N)-(x,N+1) and (x+1,N)-(x+1,N+1); xNv blocks
+    """Quoridor walls: xNh blocks (x,N)-(x,N+1) and (x+1,N)-(x+1,N+1); xNv blocks
     (x,N)-(x+1,N) and (x,N+1)-(x+1,N+1)."""
     out = set()
     for w in walls:

@@ -74,7 +74,7 @@ def test_states_pickle_and_replay():
     assert pickle.loads(pickle.dumps(s)).view() == s.view()
 
 
-# ---------------------------------------------------------------- views (RFC-003)
+# ---------------------------------------------------------------- views (the SDK contract)
 
 
 def test_view_for_hides_own_cards_and_the_deck():

@@ -1,4 +1,4 @@
-"""RFC-003 leak check on the observation tensors: the SDK's
+"""The leak check on the observation tensors: the SDK's
 `assert_no_information_leak`, in its `run` + `variants` form, compares a seat's
 tensor streams across episodes that differ only in what the seat may not know.
 

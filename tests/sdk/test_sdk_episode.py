@@ -1,6 +1,6 @@
 """Driving reducers of either shape: coworld-style states with `active_seat`, and
-RFC-style reducers whose states are plain dicts, whose views carry `activeSeat`
-and whose seats are strings."""
+reducers written outside coworld, whose states are plain dicts, whose views carry
+`activeSeat` and whose seats are strings."""
 
 from __future__ import annotations
 

@@ -282,7 +282,7 @@ def test_every_zone_and_board_needs_a_policy():
 def test_visibility_algebra():
     assert Public().admits("anyone") and not Hidden().admits(0)
     assert Seats([1, 2]).admits(2) and not Seats([1, 2]).admits(0)
-    assert Seats(["north"]).admits("north")  # RFC-003 seats are strings; coworld's ints
+    assert Seats(["north"]).admits("north")  # seats may be strings; coworld's are ints
     assert Seats([1, 1, 2]) == Seats((1, 2))
     with pytest.raises(TypeError, match="collection of seats"):
         Seats("north")

@@ -1,4 +1,4 @@
-"""RFC-003 leak checks for every fog variant.
+"""The SDK's leak checks for every fog variant.
 
 A seat may know its own stones, the opponent stones it has proven, its own
 referee log (its plies' results and sense reports), whose turn it is and the
@@ -34,7 +34,7 @@ ALIASES = ["cog-0a0a", "cog-1b1b"]
 
 
 def assert_streams_identical(seat: int, streams: dict[str, list[Any]]) -> None:
-    """RFC-003's leak check over named observation streams (the SDK's run + variants form)."""
+    """The SDK's leak check over named observation streams (the SDK's run + variants form)."""
     assert_no_information_leak(run=streams.__getitem__, variants=list(streams), seat=seat)
 
 
@@ -342,7 +342,7 @@ def test_revelations_reach_only_the_seat_that_learned(game_id):
 
 
 def test_sdk_seat_transcripts_and_agent_outcomes_hold_only_the_seat_s_knowledge():
-    """RFC-003's publishable seat transcript and AgentEnvironment, on fog: the opponent's
+    """The SDK's publishable seat transcript and AgentEnvironment, on fog: the opponent's
     collisions leave no record (steps count the seat's own actions), and the outcome is
     the seat's own (no true distToWin, winning path, probes or guesses)."""
     from coworld.sdk import AgentEnvironment, SubmittedAction, seat_transcript

@@ -1,4 +1,4 @@
-"""RFC-003 leak check (the SDK's `assert_no_information_leak`, scenario mode) for
+"""The leak check (the SDK's `assert_no_information_leak`, scenario mode) for
 Hanabi: permuting a seat's own cards and the undrawn deck never changes that
 seat's observation stream. The forced deals use the `deck` setting. Then the
 revelation records a play or a discard emits.

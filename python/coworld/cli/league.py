@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from ..errors import ConfigError
 from ..exit_codes import ExitCode
+from ..league.backends import backend_names
 from ..tables import Table
 from .options import int_in
 from .output import console
@@ -36,7 +37,12 @@ def add_parsers(sub: Any) -> None:
     lsub = league.add_subparsers(dest="league_command", metavar="COMMAND", required=True)
     p = lsub.add_parser("run", help="run (or resume) a league file")
     p.add_argument("league", help="a league file (.toml); its keys: docs/leagues.md")
-    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    p.add_argument(
+        "--backend",
+        choices=backend_names(),
+        default="local",
+        help="where the league plays: this machine, or a Ray cluster (default: local)",
+    )
     p.add_argument(
         "--address", help="Ray cluster address (ray backend; default: start a local one)"
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
+from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
@@ -13,11 +15,13 @@ from .base import Backend
 
 
 def backend_names() -> list[str]:
-    """Every backend of the package, by module name."""
+    """Every backend of the package, by module name: each module that assigns
+    `BACKEND` at its top level (read, not imported: `coworld --help` lists them)."""
+    here = Path(__file__).parent
     return sorted(
         m.name
         for m in pkgutil.iter_modules(__path__)
-        if getattr(importlib.import_module(f"{__name__}.{m.name}"), "BACKEND", None)
+        if re.search(r"^BACKEND\s*=", (here / f"{m.name}.py").read_text(), re.M)
     )
 
 

@@ -1,7 +1,8 @@
 """A Claude league on a multi-node Ray cluster whose workers cannot open the league
-database (as on nodes that share no file system with the driver): the driver
-alone writes it, every answered call is counted (also a killed task's), and one
-budget holds across the nodes. And Ctrl-C stops a Ray league as it stops a local one.
+database nor write under the league's directory (as on nodes that share no file
+system with the driver): the driver alone writes both, every answered call is
+counted (also a killed task's), and one budget holds across the nodes. And Ctrl-C
+stops a Ray league as it stops a local one.
 
 Ray allows one `ray.init` per process and the session's cluster has one node, so
 the cluster and its leagues run in a subprocess (`python -m tests.league.test_ray_cluster
@@ -58,6 +59,7 @@ def test_a_league_on_nodes_that_cannot_reach_the_database(tmp_path):
     assert run["episodes"] == 6 and run["answered"] == run["spent"]["calls"] > 6
     assert run["spent"] == add(run["episodes_usage"], run["preflight"])
     assert len(run["nodes"]) >= 2  # the episodes ran on more than one node
+    assert run["replays"]  # written by the driver: the workers could not write there
 
     # one budget across the nodes: every call reserved its worst case first, so the
     # cap holds (overshoot at most the calls in flight: here none) and the league
@@ -149,8 +151,19 @@ def add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 
 def refuse_the_database() -> None:
-    """Every worker's hook: `sqlite3.connect` refuses any path under $NO_DB."""
+    """Every worker's hook: `sqlite3.connect` refuses any path under $NO_DB, and so
+    does opening a file there for writing (the league's `out` is under it too)."""
+    import builtins
     import sqlite3
+
+    open_file = builtins.open
+
+    def refuse_writes(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if str(file).startswith(os.environ[NO_DB]) and any(c in mode for c in "wax+"):
+            raise PermissionError(f"this worker cannot write {file}")
+        return open_file(file, mode, *args, **kwargs)
+
+    builtins.open = refuse_writes  # type: ignore[assignment]
 
     connect = sqlite3.connect
     forbidden = os.environ[NO_DB]
@@ -195,7 +208,7 @@ def play(tmp: Path, mock: MockAnthropic, name: str, policies: list[str], **field
     import ray
 
     from coworld.league import LeagueDB, LeagueRun, parse_league
-    from coworld.league.work import play_episode
+    from coworld.league.backends.ray import play_in_task
 
     raw = {"name": name, "games": ["connect-four"], "policies": policies, "episodes": 3,
            "seed": 5, "replays": 0, "concurrency": CONCURRENCY, "out": str(tmp / name),
@@ -206,7 +219,7 @@ def play(tmp: Path, mock: MockAnthropic, name: str, policies: list[str], **field
     @ray.remote(num_cpus=1, max_retries=1)
     def traced(*args: Any) -> Any:  # the backend's task, recording its node first
         ray.get(nodes.add.remote(ray.get_runtime_context().get_node_id()))
-        return play_episode(*args)
+        return play_in_task(*args)
 
     run.backend._episode = traced  # type: ignore[attr-defined]
     before, began = mock.answered, time.monotonic()
@@ -240,7 +253,13 @@ def play(tmp: Path, mock: MockAnthropic, name: str, policies: list[str], **field
             "voids": [[[v.pairing, v.idx], v.cause] for v in db.voids(name)],
             "budget_stopped": report.budget_stopped,
             "stopped": report.stopped,
-            "largest": run.ledger.largest.tokens if run.ledger else 0,
+            "largest": run.session.ledger.largest.tokens if run.session.ledger else 0,
+            # every episode's files, written by the driver under the league's `out`
+            "replays": all(
+                Path(r.replay).is_file() and Path(r.replay).stat().st_size > 0
+                for r in db.runner_rows(name)
+                if r.replay
+            ),
             "nodes": sorted(set(ray.get(nodes.all.remote()))),
         }
     finally:

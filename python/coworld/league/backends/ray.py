@@ -1,8 +1,9 @@
 """The Ray backend: scripted chunks and Claude episodes become Ray tasks; their
 rows come back to the driver, which writes them through the same storage path
 as the local backend. Ray is an optional extra (`pip install -e '.[cluster]' in a checkout).
-Tasks never open the league database: it stays with the driver, so the nodes
-share no file system with it.
+Tasks never open the league database, nor write under the league's `out`: an
+episode's files come back with its row and the driver writes them, so the nodes
+need no file system in common with the driver.
 
 What Ray episodes share with the local backend's:
 - The budget and the call records (`ray_ledger`): one actor the driver owns,
@@ -21,12 +22,14 @@ What Ray episodes share with the local backend's:
 from __future__ import annotations
 
 import contextlib
+import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ...calls import calls_path, move_prior_calls
 from ...errors import ConfigError
 from ...seats.budget import Ledger
 from ...seats.infra import CircuitBreaker
@@ -35,7 +38,7 @@ from ..work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_j
 from . import ray_breaker
 from .base import worker_died
 from .processes import ctrl_c_sets_flags
-from .ray_ledger import RayLedger
+from .ray_ledger import RayLedger, TaskLedger
 
 #: How often the driver writes the calls reported while it waits for tasks.
 DRAIN_SECONDS = 0.2
@@ -63,7 +66,7 @@ class RayBackend:
         self._chunk: Any = ray.remote(num_cpus=self.threads)(run_chunk)
         # One retry, as the local backend plays a broken pool's episode once more
         # alone (Ray's default is three, each a wait of its own).
-        self._episode: Any = ray.remote(num_cpus=1, max_retries=1)(play_episode)
+        self._episode: Any = ray.remote(num_cpus=1, max_retries=1)(play_in_task)
         #: The run's breaker (the driver's client's), mirroring the actor's.
         self._breaker: CircuitBreaker | None = None
         self._actor: Any = None
@@ -103,7 +106,7 @@ class RayBackend:
                     if job is None:
                         break
                     task = ledger.task(job.key) if ledger else None
-                    ref = self._episode.remote(with_absolute_out(job), breaker, task)
+                    ref = self._episode.remote(job, breaker, task)
                     jobs_of[ref] = (job, now())
                     pending.append(ref)
                 if not pending:
@@ -143,7 +146,7 @@ class RayBackend:
         decision that did not return after its time limit: Ray does not say which),
         or when a second Ctrl-C cancelled it."""
         try:
-            result: Played = self.ray.get(ref)
+            result, files = self.ray.get(ref)
         except self.ray.exceptions.RayError as err:
             if self.cancelled:
                 return void_job(job, "interrupted", "stopped by Ctrl-C", started)
@@ -158,8 +161,8 @@ class RayBackend:
         finally:
             if self._ledger is not None:
                 self._ledger.finished(job.key)
-        if isinstance(result, EpisodeRow):
-            return replace(result, replay=job.out)  # as the league named it
+        if job.out is not None:
+            keep_files(Path(job.out), files)
         return result
 
     def _share_breaker(self, shared: Shared, concurrency: int) -> CircuitBreaker | None:
@@ -202,10 +205,34 @@ class RayBackend:
         self._actor = None
 
 
-def with_absolute_out(job: EpisodeJob) -> EpisodeJob:
-    """`job` with its replay path made absolute: a worker's directory is not the
-    driver's (its files go under the league's `out` on the worker's node)."""
-    return replace(job, out=str(Path(job.out).resolve())) if job.out else job
+def play_in_task(
+    job: EpisodeJob, breaker: CircuitBreaker | None, ledger: TaskLedger | None
+) -> tuple[Played, dict[str, bytes]]:
+    """A Ray task: the episode, its files (the replay, its calls sidecar, the seat
+    transcripts) written in a temporary directory of the worker's and returned with
+    its row, by name, for the driver to keep under the league's `out`: the nodes
+    need no file system in common with the driver."""
+    if job.out is None:
+        return play_episode(job, breaker, ledger), {}
+    with tempfile.TemporaryDirectory(prefix="coworld-episode-") as tmp:
+        here = Path(tmp) / Path(job.out).name
+        result = play_episode(replace(job, out=str(here)), breaker, ledger)
+        files = {p.name: p.read_bytes() for p in Path(tmp).iterdir()}
+    if isinstance(result, EpisodeRow):
+        result = replace(result, replay=job.out)  # as the league named it
+    return result, files
+
+
+def keep_files(replay: Path, files: dict[str, bytes]) -> None:
+    """Write an episode's files beside `replay`, as the episode would have: an
+    earlier attempt's calls sidecar is moved aside first (never overwritten)."""
+    if not files:
+        return
+    replay.parent.mkdir(parents=True, exist_ok=True)
+    if calls_path(replay).name in files:
+        move_prior_calls(replay)
+    for name, data in files.items():
+        (replay.parent / name).write_bytes(data)
 
 
 BACKEND = RayBackend

@@ -19,14 +19,13 @@ from typing import Protocol
 from rich.console import Console
 
 from ..errors import ConfigError, InfrastructureStop
-from ..seats.infra import REJECTED, InfraPolicy
 from ..seats.policy import Policy
 from .backends import Backend
 from .config import LeagueConfig
 from .db_faults import database_failure
 from .human_host import HUMAN_PLAY_BUDGET_SECONDS, HumanHost, fields_a_human
 from .progress import Advance, quiet
-from .records import DISK, WORKER_DIED, EpisodeRow, Played, VoidEpisode
+from .records import CUT_CAUSES, DISK, WORKER_DIED, EpisodeRow, Played, VoidEpisode
 from .schedule import Pairing
 from .scripted import CHUNK, is_scripted, play_chunks, replay_path
 from .storage import LeagueDB
@@ -34,10 +33,6 @@ from .work import EpisodeJob, Shared
 
 #: Allocations between young garbage collections while runner episodes play.
 YOUNG_GC_THRESHOLD = 20_000
-
-#: Episodes cut short by the league itself, or by a request the API rejected (the
-#: policy must change): a plain rerun plays them.
-CUT_CAUSES = ("budget", "interrupted", REJECTED, DISK)
 
 
 class Session(Protocol):
@@ -64,6 +59,10 @@ class Session(Protocol):
 
     def records_every_episode(self, policies: tuple[Policy, ...]) -> bool:
         """Whether each episode with these seats writes its replay."""
+        ...
+
+    def prepare(self, job: EpisodeJob) -> EpisodeJob:
+        """`job` with what its seats' clients need (built in another process)."""
         ...
 
     def close(self) -> None: ...
@@ -96,7 +95,6 @@ class LeagueEngine:
         session: Session,
         *,
         console: Console,
-        infra: InfraPolicy,
         redo_infra: bool = False,
         chunk: int = CHUNK,
     ) -> None:
@@ -104,7 +102,6 @@ class LeagueEngine:
         self.backend = backend
         self.session = session
         self.console = console
-        self.infra = infra
         self.redo_infra = redo_infra
         self.chunk = chunk
         self.policies: dict[str, Policy] = {p.name: p for p in config.policies}
@@ -252,15 +249,15 @@ class LeagueEngine:
         # every episode with a paid seat writes its replay (its calls are the record of
         # what was paid for), else only the first `replays` of the pairing
         keep = self.session.records_every_episode(policies) or idx < self.config.replays
-        return EpisodeJob(
+        job = EpisodeJob(
             p.episode(idx),
             policies,
             clock,
             self.config.settings_for(p.game),
             str(replay_path(self.config, p, idx)) if keep else None,
-            self.infra,
             openings=self.config.openings_for(p.game),
         )
+        return self.session.prepare(job)
 
 
 @contextmanager

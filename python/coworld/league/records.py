@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..seats.infra import REJECTED
 from ..usage import Usage
 
 
@@ -133,3 +134,7 @@ def _utc(second: int) -> str:
 DISK = "disk"
 #: The void cause of an episode whose worker process ended before it answered.
 WORKER_DIED = "worker-died"
+#: Episodes cut short by the league itself, or by a request the API rejected (the
+#: policy must change): a plain rerun plays them, and they do not count toward an
+#: episode's re-queue limit.
+CUT_CAUSES = ("budget", "interrupted", REJECTED, DISK)

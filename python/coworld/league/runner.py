@@ -21,11 +21,11 @@ from .adaptive import Round, play_adaptive
 from .backends import make_backend
 from .config import LeagueConfig
 from .db_faults import database_failure
-from .engine import CUT_CAUSES, Halt, LeagueEngine, Step
+from .engine import Halt, LeagueEngine, Step
 from .flags import alike_pairings
 from .progress import Advance, LeagueProgress, quiet
 from .ranking import export
-from .records import WORKER_DIED
+from .records import CUT_CAUSES, WORKER_DIED
 from .schedule import Pairing, build_schedule
 from .scripted import CHUNK, is_scripted, write_replays
 from .session import ClaudeSession
@@ -103,7 +103,6 @@ class LeagueRun:
             self.backend,
             self.session,
             console=self.console,
-            infra=infra,
             redo_infra=redo_infra,
             chunk=chunk,
         )

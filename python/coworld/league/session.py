@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from rich.console import Console
 
@@ -25,7 +26,7 @@ from .plan import episode_bounds
 from .records import EpisodeKey, Played, VoidEpisode
 from .schedule import Pairing
 from .storage import LeagueDB
-from .work import Shared
+from .work import EpisodeJob, Shared
 
 
 class ClaudeSession:
@@ -117,6 +118,11 @@ class ClaudeSession:
         """An episode with a Claude seat always writes its replay: its calls are
         the record of what was paid for."""
         return any(isinstance(p, ClaudePolicy) for p in policies)
+
+    def prepare(self, job: EpisodeJob) -> EpisodeJob:
+        """A client built for `job` elsewhere (a worker process, a Ray task) retries
+        infrastructure failures as the run's does."""
+        return replace(job, infra=self.infra)
 
     def pause(self) -> Pause | None:
         """The API's unavailability now, if any (for the progress bar)."""

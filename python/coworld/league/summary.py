@@ -13,9 +13,9 @@ from typing import Any
 from ..errors import ConfigError
 from ..usage import Usage
 from .bradley_terry import ratings, unrated
-from .engine import CUT_CAUSES
 from .flags import alike_pairings, standing_flags, warnings
 from .ranking import FALLBACK_CAUSES, Difference, Standing, reliability, standings
+from .records import CUT_CAUSES
 from .stats import Rating
 from .storage import LeagueDB
 

@@ -538,11 +538,15 @@ def finish(process: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
 @pytest.mark.parametrize(
     ("game", "body"),
     [
-        ("hex", "import time\nTIME_LIMIT = 60\ndef act(view, legal):\n    time.sleep(4)\n"),
+        (
+            "hex",
+            "import pathlib, time\nTIME_LIMIT = 60\ndef act(view, legal):\n"
+            "    pathlib.Path('inside').touch()\n    time.sleep(4)\n",
+        ),
         (
             "connect-four",
-            "import random, time\nR = random.Random(1)\n"
-            "def act(view, legal):\n    time.sleep(0.5)\n    return R.choice(legal)\n",
+            "import pathlib, random, time\nR = random.Random(1)\ndef act(view, legal):\n"
+            "    pathlib.Path('inside').touch()\n    time.sleep(0.5)\n    return R.choice(legal)\n",
         ),
     ],
     ids=["hex-4s", "connect-four-0.5s"],
@@ -550,7 +554,7 @@ def finish(process: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
 def test_one_ctrl_c_stops_play_with_a_python_seat(tmp_path, game, body):
     bot(tmp_path, "sleeper", body)
     process = run_cli(tmp_path, "play", game, "-s", "sleeper.py", "-s", "random", "--seed", "1")
-    time.sleep(1.5)
+    inside(tmp_path / "inside", process)  # mid-game, inside act (not still importing)
     process.send_signal(signal.SIGINT)
     started = time.monotonic()
     out, err = finish(process, 30)
@@ -841,7 +845,8 @@ def test_ctrl_c_swallowed_by_a_bare_except_still_stops_play(tmp_path):
     swallow = bot(
         tmp_path,
         "bare",
-        "import time\ndef act(view, legal_moves):\n    for _ in range(10):\n"
+        f"import pathlib, time\ndef act(view, legal_moves):\n"
+        f"    pathlib.Path({str(tmp_path / 'inside')!r}).touch()\n    for _ in range(10):\n"
         "        try:\n            time.sleep(0.05)\n        except:\n            pass\n"
         "    return legal_moves[0]\n",
     )
@@ -852,7 +857,7 @@ def test_ctrl_c_swallowed_by_a_bare_except_still_stops_play(tmp_path):
         stderr=subprocess.STDOUT,
         text=True,
     )
-    time.sleep(1.5)  # mid-game, most likely inside act
+    inside(tmp_path / "inside", process)  # mid-game, act has been called
     process.send_signal(signal.SIGINT)
     out, _ = process.communicate(timeout=30)
     assert process.returncode == 130, out
@@ -862,3 +867,13 @@ def test_ctrl_c_swallowed_by_a_bare_except_still_stops_play(tmp_path):
 def key(pairing: str, seats: tuple, game: str = "connect-four", seed: int = 5) -> EpisodeKey:
     """Episode 0 of `pairing` with these seats."""
     return EpisodeKey(pairing, 0, game, seed, tuple(p.name for p in seats))
+
+
+def inside(marker: Path, process: subprocess.Popen[str], timeout: float = 120) -> None:
+    """Wait until the policy's `act` has touched `marker`: the process is past its
+    imports and playing (on a loaded machine a fixed sleep can land in an import,
+    where Ctrl-C is Python's own KeyboardInterrupt, not the league's)."""
+    deadline = time.monotonic() + timeout
+    while not marker.exists():
+        assert process.poll() is None and time.monotonic() < deadline, "act was never called"
+        time.sleep(0.02)

@@ -14,8 +14,10 @@ Episode path: a league of one Claude policy against `random` on connect-four,
 one episode per seat order, answered in process (the request itself, the
 `anthropic` SDK's part, is replaced by a canned legal move, as
 `bench/llm_throughput.py --stub-sdk` does). A first league warms every import;
-the second is traced (`sys.setprofile` on every thread) from the start of its
-run to the end: a module counts when one of its functions runs.
+the second is traced (`sys.setprofile` on every thread) while its backend's
+`map_episodes` runs: from the first episode's dispatch to the last one's result,
+stored (the run's setup, the start-up check and the exports are not counted). A
+module counts when one of its functions runs.
 """
 
 from __future__ import annotations
@@ -185,13 +187,19 @@ def episode_path() -> list[str]:
         )
         run = LeagueRun(config, progress=False)
         if traced:
-            threading.setprofile(profile)
-            sys.setprofile(profile)
-        try:
-            run.run()
-        finally:
-            sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
+            play = run.backend.map_episodes
+
+            def map_episodes(*args: Any, **kwargs: Any) -> Iterator[Any]:
+                threading.setprofile(profile)
+                sys.setprofile(profile)
+                try:
+                    yield from play(*args, **kwargs)
+                finally:
+                    sys.setprofile(None)
+                    threading.setprofile(None)  # type: ignore[arg-type]
+
+            run.backend.map_episodes = map_episodes  # type: ignore[method-assign]
+        run.run()
 
     for traced in (False, True):
         with tempfile.TemporaryDirectory() as tmp:

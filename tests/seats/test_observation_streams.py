@@ -402,7 +402,15 @@ class Surface:
 SURFACES: dict[str, Surface] = {
     "view_for": Surface(view_for, ("reducer:view_for",)),
     "claude": Surface(
-        claude, ("policy:claude", "family:observation_text", "family:parse_reply", "legal_text")
+        claude,
+        # board_lines draws the seat's own view inside its observation text
+        (
+            "policy:claude",
+            "family:observation_text",
+            "family:parse_reply",
+            "legal_text",
+            "family:board_lines",
+        ),
     ),
     "python_policy": Surface(python_policy, ("policy:python",), needs_dir=True),
     "transcript": Surface(transcript, ("episode:seat_transcripts",), needs_dir=True),

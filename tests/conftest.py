@@ -56,6 +56,8 @@ def ray_api():
 def ray_cluster(tmp_path_factory, ray_api):
     ray = pytest.importorskip("ray")
     os.environ.setdefault("HOME", str(tmp_path_factory.mktemp("home")))
+    # on a loaded machine Ray's GCS can take longer than its default 30 s to start
+    os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "180")
     # Ray's workers inherit the environment of `ray.init`: the mock's address and a
     # test key reach them; the driver's own environment is restored at once.
     saved = {k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}

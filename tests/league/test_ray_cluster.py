@@ -36,6 +36,9 @@ def test_a_league_on_nodes_that_cannot_reach_the_database(tmp_path):
     pytest.importorskip("ray")
     env = {
         **os.environ,
+        # a loaded machine (the session's own cluster runs beside this one) can take
+        # Ray's GCS longer than its default 30 s to start
+        "RAY_gcs_server_port_wait_time_s": "180",
         "HOME": str(tmp_path),
         "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]),
     }

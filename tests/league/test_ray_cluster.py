@@ -95,8 +95,9 @@ def test_ctrl_c_stops_a_ray_league_cleanly(tmp_path, ray_cluster, ray_api, ray_s
     the league exits 130 with its line, and every answer read is in the database."""
     from coworld.league import LeagueDB, load_league
 
-    def slow(body: dict[str, Any], n: int) -> tuple:  # a call takes 0.3 s
-        return ("sleep", 0.3, first_legal(body, n)[1])
+    def slow(body: dict[str, Any], n: int) -> tuple:  # a call takes 1 s: the episodes
+        # in flight (a few calls each) outlast the two presses, 0.2 s apart
+        return ("sleep", 1.0, first_legal(body, n)[1])
 
     ray_script(slow)
     (tmp_path / "p.md").write_text("---\nname: house\nmodel: claude-haiku-4-5\n---\nWin.\n")

@@ -22,7 +22,7 @@ from .. import work
 from ..records import Chunk, Played
 from ..work import ChunkJob, EpisodeJob, Shared
 from .driver_ledger import LedgerService
-from .processes import children_ignore_ctrl_c, ctrl_c_sets_flags, play_alone, quiet_worker
+from .processes import ctrl_c_ignored, ctrl_c_sets_flags, play_alone, quiet_worker
 
 T = TypeVar("T")
 
@@ -127,7 +127,7 @@ class LocalBackend:
                 )
             pool = self._processes
             try:
-                with children_ignore_ctrl_c():  # the pool starts its workers on submit
+                with ctrl_c_ignored():  # the pool starts its workers on submit
                     future = pool.submit(work.play_episode, job)
             except BrokenProcessPool:  # a worker died since: the next pool takes the job
                 self._drop_pool(pool)

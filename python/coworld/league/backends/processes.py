@@ -29,7 +29,7 @@ def play_alone(job: EpisodeJob) -> Played:
     receive, send = spawn.Pipe(duplex=False)
     process = spawn.Process(target=_play_and_send, args=(job, send), name="coworld-alone")
     started = now()
-    with children_ignore_ctrl_c():
+    with ctrl_c_ignored():
         process.start()
     send.close()  # the child's end: recv sees EOF when the child is gone
     try:
@@ -82,11 +82,12 @@ def ctrl_c_sets_flags(on_ctrl_c: Callable[[], None]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def children_ignore_ctrl_c() -> Iterator[None]:
-    """Processes started inside inherit an ignored SIGINT (kept across exec), so a
-    terminal's Ctrl-C while they import (numpy, scipy) prints no traceback of theirs;
-    the driver's own handler is back at once (main thread only: the others cannot
-    set handlers, and start no workers)."""
+def ctrl_c_ignored() -> Iterator[None]:
+    """Ctrl-C is ignored inside (main thread only: the others cannot set handlers),
+    the driver's own handler back at once after. Processes started inside inherit
+    the ignored SIGINT (kept across exec), so a terminal's Ctrl-C while they import
+    (numpy, scipy) prints no traceback of theirs; a shutdown inside (Ray's) is not
+    cut short into one."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

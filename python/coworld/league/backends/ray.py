@@ -37,7 +37,7 @@ from ..records import WORKER_DIED, Chunk, EpisodeRow, Played, now
 from ..work import ChunkJob, EpisodeJob, Shared, play_episode, run_chunk, void_job
 from . import ray_breaker
 from .base import worker_died
-from .processes import ctrl_c_sets_flags
+from .processes import ctrl_c_ignored, ctrl_c_sets_flags
 from .ray_ledger import RayLedger, TaskLedger
 
 #: How often the driver writes the calls reported while it waits for tasks.
@@ -59,7 +59,9 @@ class RayBackend:
         self.in_driver = False
         #: A second Ctrl-C: episodes in flight are cancelled.
         self.cancelled = False
-        if not ray.is_initialized():
+        #: This backend connected the process to Ray (and disconnects it at `close`).
+        self._connected = not ray.is_initialized()
+        if self._connected:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         # Ray workers do not set RAYON_NUM_THREADS: pass the thread count to each task.
         self.threads = threads or 1
@@ -189,20 +191,23 @@ class RayBackend:
         return self._ledger
 
     def close(self) -> None:
-        """End the actors: the ledger's after a last drain; the run's breaker keeps
-        what it mirrored last."""
+        """End the actors (the ledger's after a last drain; the run's breaker keeps
+        what it mirrored last), and the connection to Ray this backend made."""
         if self._ledger is not None:
             ledger, self._ledger = self._ledger, None
             ledger.close()
-        if self._actor is None:
-            return
-        if self._breaker is not None:
-            # an actor already gone leaves the run's breaker with its last view
-            with contextlib.suppress(self.ray.exceptions.RayError):
-                self._breaker.refresh()
-            self._breaker.shared = None
-        self.ray.kill(self._actor)
-        self._actor = None
+        if self._actor is not None:
+            if self._breaker is not None:
+                # an actor already gone leaves the run's breaker with its last view
+                with contextlib.suppress(self.ray.exceptions.RayError):
+                    self._breaker.refresh()
+                self._breaker.shared = None
+            self.ray.kill(self._actor)
+            self._actor = None
+        if self._connected:  # now, not at exit, where a late Ctrl-C prints Ray's traceback
+            self._connected = False
+            with ctrl_c_ignored():
+                self.ray.shutdown()
 
 
 def play_in_task(

@@ -35,10 +35,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_league_on_nodes_that_cannot_reach_the_database(tmp_path):
     pytest.importorskip("ray")
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")},
         # a loaded machine (the session's own cluster runs beside this one) can take
         # Ray's GCS longer than its default 30 s to start
         "RAY_gcs_server_port_wait_time_s": "180",
+        # the session's cluster may have turned token authentication on in this
+        # environment; this private cluster (its HOME holds no token) runs without it
+        "RAY_AUTH_MODE": "disabled",
         "HOME": str(tmp_path),
         "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]),
     }
